@@ -1,0 +1,192 @@
+"""A small LLaMA-style decoder (RMSNorm, RoPE, SwiGLU) with multi-token prediction heads.
+
+Parameter names follow Hugging Face `LlamaForCausalLM`, so `model.safetensors` + `config.json` load there.
+Two forwards: `forward_train` (whole sequences, causal) and `forward` (the ONNX interface of
+docs/architecture.md: k new tokens against a past KV cache, explicit additive mask and positions).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+@dataclass
+class LlamaConfig:
+    vocab_size: int = 4096
+    hidden_size: int = 256
+    intermediate_size: int = 688
+    num_hidden_layers: int = 6
+    num_attention_heads: int = 4
+    max_position_embeddings: int = 512
+    rms_norm_eps: float = 1e-5
+    rope_theta: float = 10000.0
+    num_extra_heads: int = 3  # head j predicts token t + 2 + j
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden_size // self.num_attention_heads
+
+    def to_hf_dict(self, bos_token_id: int, eos_token_id: int, pad_token_id: int) -> dict:
+        """Return a Hugging Face LlamaConfig dict (plus our extra-head count)."""
+        d = asdict(self)
+        d.update(
+            architectures=["LlamaForCausalLM"], model_type="llama", hidden_act="silu",
+            num_key_value_heads=self.num_attention_heads, head_dim=self.head_dim,
+            tie_word_embeddings=False, attention_bias=False, mlp_bias=False, torch_dtype="float16",
+            bos_token_id=bos_token_id, eos_token_id=eos_token_id, pad_token_id=pad_token_id,
+        )
+        return d
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim: int, eps: float):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        var = x.pow(2).mean(-1, keepdim=True)
+        return self.weight * (x * torch.rsqrt(var + self.eps))
+
+
+def rope_cos_sin(position_ids: torch.Tensor, head_dim: int, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return cos, sin of shape (B, T, D) for integer positions (B, T) (HF's rotate-half layout)."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim))
+    freqs = position_ids.to(torch.float32)[..., None] * inv_freq  # (B, T, D/2)
+    emb = torch.cat([freqs, freqs], dim=-1)  # (B, T, D)
+    return emb.cos(), emb.sin()
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate x (B, H, T, D) by cos/sin (B, T, D)."""
+    x1, x2 = x.chunk(2, dim=-1)
+    rotated = torch.cat([-x2, x1], dim=-1)
+    return x * cos[:, None] + rotated * sin[:, None]
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg: LlamaConfig):
+        super().__init__()
+        self.n_heads, self.head_dim = cfg.num_attention_heads, cfg.head_dim
+        d = cfg.hidden_size
+        self.q_proj = nn.Linear(d, d, bias=False)
+        self.k_proj = nn.Linear(d, d, bias=False)
+        self.v_proj = nn.Linear(d, d, bias=False)
+        self.o_proj = nn.Linear(d, d, bias=False)
+
+    def qkv(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
+        B, T, _ = x.shape
+        q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, D)
+        k = self.k_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)
+        return apply_rope(q, cos, sin), apply_rope(k, cos, sin), v
+
+    def out(self, y: torch.Tensor) -> torch.Tensor:
+        B, H, T, D = y.shape
+        return self.o_proj(y.transpose(1, 2).reshape(B, T, H * D))
+
+
+class MLP(nn.Module):
+    def __init__(self, cfg: LlamaConfig):
+        super().__init__()
+        self.gate_proj = nn.Linear(cfg.hidden_size, cfg.intermediate_size, bias=False)
+        self.up_proj = nn.Linear(cfg.hidden_size, cfg.intermediate_size, bias=False)
+        self.down_proj = nn.Linear(cfg.intermediate_size, cfg.hidden_size, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, cfg: LlamaConfig):
+        super().__init__()
+        self.self_attn = Attention(cfg)
+        self.mlp = MLP(cfg)
+        self.input_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+        self.post_attention_layernorm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+
+
+class LlamaBody(nn.Module):
+    """HF's `model.` submodule: embeddings, layers, final norm."""
+
+    def __init__(self, cfg: LlamaConfig):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
+        self.layers = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.num_hidden_layers))
+        self.norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps)
+
+
+class ExtraHead(nn.Module):
+    """Medusa-style head: a residual SiLU block; the shared lm_head turns it into logits."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim, bias=False)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return h + F.silu(self.proj(h))
+
+
+class LlamaWithHeads(nn.Module):
+    def __init__(self, cfg: LlamaConfig):
+        super().__init__()
+        self.config = cfg
+        self.model = LlamaBody(cfg)
+        self.lm_head = nn.Linear(cfg.hidden_size, cfg.vocab_size, bias=False)
+        self.heads = nn.ModuleList(ExtraHead(cfg.hidden_size) for _ in range(cfg.num_extra_heads))
+        for m in self.modules():
+            if isinstance(m, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(m.weight, std=0.02)
+        for head in self.heads:
+            nn.init.zeros_(head.proj.weight)  # each head starts as the base next-token head
+
+    def forward_train(self, input_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return next-token logits (B, T, V) and final hidden states (B, T, d) under a causal mask."""
+        B, T = input_ids.shape
+        pos = torch.arange(T, device=input_ids.device)[None].expand(B, T)
+        cos, sin = rope_cos_sin(pos, self.config.head_dim, self.config.rope_theta)
+        x = self.model.embed_tokens(input_ids)  # (B, T, d)
+        for layer in self.model.layers:
+            q, k, v = layer.self_attn.qkv(layer.input_layernorm(x), cos, sin)
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, D)
+            x = x + layer.self_attn.out(y)
+            x = x + layer.mlp(layer.post_attention_layernorm(x))
+        h = self.model.norm(x)
+        return self.lm_head(h), h
+
+    def head_logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Return extra-head logits (..., K, V) for hidden states (..., d)."""
+        return torch.stack([self.lm_head(head(hidden)) for head in self.heads], dim=-2)
+
+    def forward(self, input_ids: torch.Tensor, position_ids: torch.Tensor, attention_mask: torch.Tensor,
+                past_kv: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Decode k new tokens against a cache (the ONNX interface).
+
+        input_ids, position_ids: (1, k); attention_mask: (1, 1, k, P + k) additive; past_kv: (P, L, 2, H, D).
+        Returns logits (1, k, V), hidden (1, k, d), new_kv (k, L, 2, H, D).
+        """
+        cos, sin = rope_cos_sin(position_ids, self.config.head_dim, self.config.rope_theta)
+        scale = 1.0 / math.sqrt(self.config.head_dim)
+        x = self.model.embed_tokens(input_ids)  # (1, k, d)
+        new_kv = []
+        for i, layer in enumerate(self.model.layers):
+            q, k, v = layer.self_attn.qkv(layer.input_layernorm(x), cos, sin)  # (1, H, k, D)
+            past_k = past_kv[:, i, 0].permute(1, 0, 2)[None]  # (1, H, P, D)
+            past_v = past_kv[:, i, 1].permute(1, 0, 2)[None]
+            keys = torch.cat([past_k, k], dim=2)  # (1, H, P + k, D)
+            values = torch.cat([past_v, v], dim=2)
+            att = torch.softmax((q @ keys.transpose(-1, -2)) * scale + attention_mask, dim=-1)
+            x = x + layer.self_attn.out(att @ values)
+            x = x + layer.mlp(layer.post_attention_layernorm(x))
+            new_kv.append(torch.stack([k[0].transpose(0, 1), v[0].transpose(0, 1)], dim=1))  # (k, 2, H, D)
+        h = self.model.norm(x)
+        return self.lm_head(h), h, torch.stack(new_kv, dim=1)  # new_kv: (k, L, 2, H, D)
+
+    def num_params(self, include_heads: bool = True) -> int:
+        n = sum(p.numel() for p in self.parameters())
+        return n if include_heads else n - sum(p.numel() for p in self.heads.parameters())
