@@ -14,7 +14,7 @@ PYTHON="${PYTHON:-python3.11}"
 STAMPS="$VENV/.globalgen"
 REQUIREMENTS=(requirements/runtime.txt requirements/train.txt requirements/dev.txt)
 # Everything the CMake build reads or installs.
-BUILD_INPUTS=(CMakeLists.txt package.xml pyproject.toml cmake msg globalgen_ros launch config models)
+BUILD_INPUTS=(CMakeLists.txt package.xml pyproject.toml cmake msg globalgen_ros launch config models bags)
 
 log() { printf '[setup_venv] %s\n' "$*" >&2; }
 die() { printf '[setup_venv] error: %s\n' "$*" >&2; exit 1; }

@@ -3,6 +3,14 @@
 # Extra arguments go to pytest (e.g. bash scripts/test.sh -k messages -x).
 set -euo pipefail
 
+# System packages the tests use: espeak-ng synthesises the speech that the vosk ASR tests recognise.
+if ! command -v espeak-ng >/dev/null; then
+  echo "[test] installing espeak-ng (Debian package) for the ASR tests" >&2
+  if [[ $(id -u) == 0 ]]; then sudo=(); else sudo=(sudo); fi
+  "${sudo[@]}" apt-get update -qq >/dev/null && "${sudo[@]}" apt-get install -y -qq espeak-ng >/dev/null \
+    || echo "[test] could not install espeak-ng: the ASR tests will fail and say so" >&2
+fi
+
 bash "$(dirname "${BASH_SOURCE[0]}")/setup_venv.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/ros_env.sh"
 cd "$ROOT"

@@ -1,0 +1,1 @@
+"""Speech recognition with vosk (no rclpy): model loading, streaming recognition, WAV input."""
