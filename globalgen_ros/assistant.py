@@ -1,0 +1,204 @@
+"""The one API used by the CLI, the benchmarks and the ROS node: transcript in, reply + intent out."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
+
+from globalgen_ros.cache.context import build_context, history_digest
+from globalgen_ros.cache.tiered import CacheConfig, TieredKVCache
+from globalgen_ros.cache.window import WindowPlan
+from globalgen_ros.decoding.calibration import CostModel
+from globalgen_ros.decoding.datastore import NgramDatastore
+from globalgen_ros.decoding.engine import STRATEGIES, DecodeOptions, Decoder, GenerationStats
+from globalgen_ros.runtime.artifacts import ModelArtifactError, load_artifacts
+from globalgen_ros.runtime.constraints import HeaderConstraint
+from globalgen_ros.runtime.format import detect_language, parse_output, prompt_tokens
+from globalgen_ros.runtime.onnx_model import OnnxModel
+from globalgen_ros.runtime.tokenizer import Tokenizer, TokenizerError
+from globalgen_ros.schema import load_schema
+
+DRAFTS_FILE = "drafts.npz"
+MAX_TEXT_CHARS = 1000
+
+__all__ = ["Assistant", "CacheConfig", "ContextTooLong", "InputError", "ModelArtifactError", "Reply"]
+
+
+class InputError(ValueError):
+    """The transcript cannot be answered as given (empty, too long, undecodable); the message says what to do."""
+
+
+class ContextTooLong(InputError):
+    """The new turn and its reply do not fit the largest context window: defer it (watchdog), never truncate it."""
+
+
+@dataclass
+class Reply:
+    intent: str
+    slots: dict[str, str]
+    text: str                  # the spoken reply
+    language: str
+    confidence: float          # probability of the chosen intent (first header decision)
+    tokens: int
+    forwards: int
+    latency_ms: float
+    ttft_ms: float
+    finish_reason: str         # 'end' | 'max_tokens' | 'deadline' | 'cancelled'
+    strategy: str
+    raw: str                   # decoded model output (header + reply)
+    stats: GenerationStats = field(repr=False, default_factory=GenerationStats)
+    token_ids: list[int] = field(repr=False, default_factory=list)  # generated token ids (<|end|> included)
+
+
+def check_text(text: str | bytes) -> str:
+    """Return the transcript as str, or raise InputError saying what is wrong with it."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(f"transcript is not valid UTF-8 ({e.reason} at byte {e.start}); send UTF-8 text") from None
+    if not isinstance(text, str):
+        raise InputError(f"transcript must be text, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError("transcript contains unpaired surrogates (broken UTF-16); send valid Unicode text") from None
+    if not text.strip():
+        raise InputError("transcript is empty; send the recognised words")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputError(f"transcript has {len(text)} characters, more than {MAX_TEXT_CHARS}; split it or defer it "
+                         f"to the cloud model")
+    return text
+
+
+def cache_config(cache: CacheConfig | dict | None, max_len: int) -> CacheConfig:
+    """Build the cache parameters (a CacheConfig, a dict of its fields, or None for the defaults).
+
+    Default windows longer than the model's context are left out; configured ones must fit it.
+    """
+    config = cache if isinstance(cache, CacheConfig) else CacheConfig.from_dict(cache or {})
+    if config.windows == CacheConfig.windows:
+        config = replace(config, windows=tuple(w for w in config.windows if w <= max_len) or (max_len,))
+    config.validate()
+    if max(config.windows) > max_len:
+        raise ValueError(f"cache windows {config.windows} exceed the model's {max_len}-token context")
+    return config
+
+
+def decoding_options(strategy: str, options: dict) -> DecodeOptions:
+    """Build DecodeOptions from keyword options; unknown names raise ValueError listing the valid ones."""
+    known = {f.name for f in fields(DecodeOptions)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(f"unknown decoding options {unknown}; valid: {sorted(known)}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; choose one of {list(STRATEGIES)}")
+    if "sources" in options:
+        options = dict(options, sources=tuple(options["sources"]))
+    return DecodeOptions(strategy=strategy, **options)
+
+
+class Assistant:
+    """Answer transcripts with the on-board model: constrained intent header, then a spoken reply."""
+
+    def __init__(self, model_dir: str | None = None, *, schema_path: str | None = None,
+                 strategy: str = "parallel", threads: int = 2, calibration: str | None = "measure",
+                 history_replies: int = 256, cache: CacheConfig | dict | None = None, **decoding_opts):
+        """Load and check the model; `calibration`: "measure" (time forwards now), a JSON file, or None."""
+        self.options = decoding_options(strategy, decoding_opts)
+        self.artifacts = load_artifacts(model_dir)
+        self.schema = load_schema(schema_path)
+        try:
+            self.tokenizer = Tokenizer(self.artifacts.path("tokenizer.json"))
+        except TokenizerError as e:
+            raise ModelArtifactError(str(e)) from None
+        self.model = OnnxModel(self.artifacts, threads=threads)
+        drafts = self.artifacts.optional.get(DRAFTS_FILE)
+        datastore = NgramDatastore.load(drafts, history_replies) if drafts else NgramDatastore(history=history_replies)
+        tok = self.tokenizer
+        model_id = self.artifacts.manifest["files"].get("model.int8.onnx", {}).get("sha256", "")
+        self.cache = TieredKVCache(self.model.dims.kv_row_shape, cache_config(cache, self.model.dims.max_len),
+                                   model_id=model_id)
+        self.decoder = Decoder(self.model, end_id=tok.end, options=self.options, datastore=datastore,
+                               cache=self.cache, stop_ids=(tok.bos, tok.user, tok.assistant, tok.pad))
+        if calibration == "measure":
+            self.decoder.calibrate()
+        elif calibration:
+            self.decoder.cost = CostModel.load(calibration)
+        self._lock = threading.Lock()  # one KV cache: one generation at a time
+
+    def prompt_tokens(self, text: str, history: list[tuple[str, str]] = ()) -> int:
+        """Return the number of prompt tokens a request would use (for deferral decisions)."""
+        return len(prompt_tokens(self.tokenizer, check_text(text), list(history))[0])
+
+    def plan_context(self, text: str, history: list[tuple[str, str]] = (), session_id: str = "",
+                     max_new_tokens: int = 64) -> WindowPlan:
+        """Return the context window a request would get (plan.defer: it fits none, defer it to the cloud)."""
+        expected = min(max_new_tokens, self.cache.config.expected_reply)
+        with self._lock:
+            return build_context(self.cache, self.tokenizer, check_text(text), list(history), session_id,
+                                 expected).plan
+
+    def cache_stats(self) -> dict:
+        """Return the KV cache's byte use and per-tier hits / misses / evictions, flat (for /diagnostics)."""
+        return self.cache.flat_stats()
+
+    def respond(self, text: str, *, history: list[tuple[str, str]] = (), session_id: str = "",
+                strategy: str | None = None, max_new_tokens: int = 64,
+                on_text: Callable[[str], None] | None = None, deadline: float | None = None,
+                cancel: Callable[[], bool] | None = None) -> Reply:
+        """Decode the reply to one transcript; partial output is returned on deadline or cancel."""
+        t0 = time.perf_counter()
+        text = check_text(text)
+        tok = self.tokenizer
+        expected = min(max_new_tokens, self.cache.config.expected_reply)
+        on_tokens = self._streamer(on_text) if on_text else None
+        with self._lock:
+            ctx = build_context(self.cache, tok, text, list(history), session_id, expected)
+            if ctx.plan.defer:
+                raise ContextTooLong(f"the new turn ({len(ctx.user_ids) + 2} tokens) and a {expected}-token reply "
+                                     f"do not fit the largest context window ({self.cache.capacity} tokens); defer "
+                                     f"it to the cloud model or shorten the transcript")
+            constraint = HeaderConstraint(self.schema, tok, ctx.user_ids)
+            gen = self.decoder.generate(ctx.ids, constraint=constraint, strategy=strategy,
+                                        max_new_tokens=min(max_new_tokens, self.cache.capacity - len(ctx.ids)),
+                                        on_tokens=on_tokens, deadline=deadline, cancel=cancel)
+            if gen.finish_reason == "end":
+                self.decoder.datastore.add([tok.assistant] + gen.tokens)
+            self._remember(ctx, gen, text, session_id)
+        body = gen.tokens[:-1] if gen.tokens and gen.tokens[-1] == tok.end else gen.tokens
+        raw = tok.decode(body)
+        parsed = parse_output(raw)
+        valid = parsed.intent in self.schema and not self.schema.validate_output(parsed.intent, parsed.slots)
+        return Reply(intent=parsed.intent if valid else "none", slots=parsed.slots if valid else {},
+                     text=parsed.reply, language=detect_language(text),
+                     confidence=gen.stats.first_prob if valid else 0.0, tokens=len(gen.tokens),
+                     forwards=gen.stats.forwards, latency_ms=(time.perf_counter() - t0) * 1e3,
+                     ttft_ms=gen.stats.ttft_ms, finish_reason=gen.finish_reason,
+                     strategy=gen.stats.strategy, raw=raw, stats=gen.stats, token_ids=gen.tokens)
+
+    def _remember(self, ctx, gen, text: str, session_id: str) -> None:
+        """File this turn's K/V in the cache; a finished turn also becomes its session's history."""
+        tok = self.tokenizer
+        ended = gen.tokens[-1:] == [tok.end]
+        ids = ctx.ids + gen.tokens + ([] if ended else [tok.end])  # the turn closed as format.prompt_tokens does
+        finished = gen.finish_reason in ("end", "max_tokens")
+        digest = history_digest([(text, tok.decode(gen.tokens[:-1] if ended else gen.tokens))], ctx.digest)
+        self.cache.save(ids, session_id if finished else "", ctx.turn_starts, digest)
+
+    def _streamer(self, on_text: Callable[[str], None]) -> Callable[[list[int]], None]:
+        """Turn accepted output tokens into calls of on_text(reply text so far) when the text grows."""
+        tok, last = self.tokenizer, [""]
+
+        def on_tokens(output: list[int]) -> None:
+            if tok.reply not in output:
+                return
+            start = output.index(tok.reply) + 1
+            body = [t for t in output[start:] if t != tok.end]
+            text = tok.decode(body).strip().rstrip("\ufffd")  # an unfinished UTF-8 character waits for its bytes
+            if text != last[0]:
+                last[0] = text
+                on_text(text)
+        return on_tokens

@@ -1,0 +1,1 @@
+"""Subcommands of the `globalgen` console script."""

@@ -1,0 +1,211 @@
+"""Build the seeded bilingual command corpus: train dialogues, held-out eval cases, and the natural set.
+
+    PYTHONPATH=. .venv/bin/python -m globalgen_ros.corpus.build --out data/corpus --seed 0
+
+The eval split shares no phrasing template and no free-text slot value with the train split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from globalgen_ros.corpus import lexicon
+from globalgen_ros.corpus.noise import add_noise, en_number, zh_number
+from globalgen_ros.corpus.templates import ENUM_SURFACE, NONE, NONE_REPLIES, RANDOM_ENUMS, T, reply
+from globalgen_ros.schema import Schema, load_schema
+
+TEXT_KINDS = ("destination", "location", "object", "contact", "query")
+NUMBER_RANGES = {"temperature": (16, 32), "distance": (1, 20)}
+EVAL_VALUE_PERCENT = 15
+NATURAL_CASES = Path(__file__).with_name("natural_cases.jsonl")
+
+
+@dataclass(frozen=True)
+class Template:
+    intent: str  # or "none:<category>"
+    lang: str
+    index: int
+    text: str
+    fixed: tuple = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.intent}/{self.lang}/{self.index}"
+
+
+def eval_value(value: str) -> bool:
+    """Return True if a free-text value belongs to the eval split (stable hash, same across slots/languages)."""
+    digest = hashlib.sha1(" ".join(value.casefold().split()).encode()).digest()
+    return digest[0] * 100 // 256 < EVAL_VALUE_PERCENT
+
+
+def all_templates() -> list[Template]:
+    out = []
+    for intent, by_lang in T.items():
+        for lang, items in by_lang.items():
+            for i, t in enumerate(items):
+                fixed, text = (tuple(sorted(t[0].items())), t[1]) if isinstance(t, tuple) else ((), t)
+                out.append(Template(intent, lang, i, text, fixed))
+    for cat, by_lang in NONE.items():
+        for lang, items in by_lang.items():
+            out.extend(Template(f"none:{cat}", lang, i, t) for i, t in enumerate(items))
+    return out
+
+
+def split_templates(templates: list[Template], seed: int) -> tuple[list[Template], list[Template]]:
+    """Hold out ~20% of each (intent, language, fixed values) group, keeping at least two for training."""
+    groups: dict[tuple, list[Template]] = {}
+    for t in templates:
+        groups.setdefault((t.intent, t.lang, t.fixed), []).append(t)
+    train, held = [], []
+    rng = random.Random(seed)
+    for key in sorted(groups, key=str):
+        items = sorted(groups[key], key=lambda t: t.index)
+        rng.shuffle(items)
+        n_eval = round(len(items) * 0.2) if len(items) >= 3 else 0
+        held += items[:n_eval]
+        train += items[n_eval:]
+    return train, held
+
+
+def expand(rng: random.Random, text: str) -> str:
+    """Pick one alternative of every [a|b|] group."""
+    return re.sub(r"\[([^\[\]]*)\]", lambda m: rng.choice(m.group(1).split("|")), text)
+
+
+class Builder:
+    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000):
+        self.schema, self.seed = schema, seed
+        self.train_t, self.eval_t = split_templates(all_templates(), seed)
+        rng = random.Random(seed)
+        self.values: dict[tuple, dict[bool, list[str]]] = {}
+        for lang in ("zh", "en"):
+            for kind in TEXT_KINDS:
+                pool = lexicon.value_pool(rng, lang, kind, values_per_kind)
+                self.values[(lang, kind)] = {False: [v for v in pool if not eval_value(v)],
+                                             True: [v for v in pool if eval_value(v)]}
+
+    def templates(self, held_out: bool, intent: str, lang: str) -> list[Template]:
+        pool = self.eval_t if held_out else self.train_t
+        if intent == "none":
+            return [t for t in pool if t.intent.startswith("none:") and t.lang == lang]
+        return [t for t in pool if t.intent == intent and t.lang == lang]
+
+    def turn(self, rng: random.Random, held_out: bool, intent: str, lang: str) -> dict:
+        """Render one user turn with its intent, slots and reply."""
+        choices = self.templates(held_out, intent, lang)
+        if not choices:  # every group keeps train templates; an intent with no held-out ones uses train ones
+            choices = self.templates(False, intent, lang)
+        tpl = rng.choice(choices)
+        text = expand(rng, tpl.text)
+        fixed = dict(tpl.fixed)
+        lower = lang == "en" and rng.random() < 0.45
+        parts: list[str] = []
+        slots: dict[str, str] = dict(fixed)
+        for i, piece in enumerate(re.split(r"(\{[a-z_]+\})", text)):
+            if i % 2 == 0:
+                parts.append(piece)
+                continue
+            name = piece[1:-1]
+            surface, value = self.slot_text(rng, held_out, intent, lang, name, fixed)
+            if lower:
+                surface = surface.lower()
+            slots[name] = value if name in RANDOM_ENUMS or name in NUMBER_RANGES else surface
+            parts.append(surface)
+        user = add_noise(rng, parts, lang, lower=lower)
+        if intent == "none":
+            out = {"user": user, "intent": "none", "slots": {}, "reply": NONE_REPLIES[tpl.intent[5:]][lang]}
+        else:
+            spec = self.schema[intent]
+            slots = {s.name: slots[s.name] for s in spec.slots if s.name in slots}
+            out = {"user": user, "intent": intent, "slots": slots, "reply": reply(intent, lang, slots)}
+        out["template"] = tpl.key
+        return out
+
+    def slot_text(self, rng, held_out, intent, lang, name, fixed) -> tuple[str, str]:
+        """Return (surface text, normalised value) for one slot placeholder."""
+        if name in NUMBER_RANGES:
+            n = rng.randint(*NUMBER_RANGES[name])
+            if rng.random() < 0.5:
+                return str(n), str(n)
+            return (zh_number(n) if lang == "zh" else en_number(n)), str(n)
+        if name in RANDOM_ENUMS:
+            value = fixed.get(name)
+            if value is None:
+                values = [v for v in self.schema[intent].slot(name).values if not (name == "position" and v == "all")]
+                value = rng.choice(values)
+            return rng.choice(ENUM_SURFACE[lang][name][value]), value
+        kind = "location" if name == "location" else name
+        value = rng.choice(self.values[(lang, kind)][held_out])
+        if lang == "en" or value.isascii():
+            value = lexicon.recase(rng, value)
+        return value, value
+
+    def sample_intent(self, rng: random.Random) -> str:
+        names = self.schema.names
+        weights = [2.5 if n == "none" else 1.0 for n in names]
+        return rng.choices(names, weights)[0]
+
+    def dialogue(self, rng: random.Random, held_out: bool = False, multi_turn: float = 0.15) -> dict:
+        lang = rng.choice(["zh", "en"])
+        n_turns = 1 if rng.random() >= multi_turn else rng.randint(2, 3)
+        turns = []
+        for _ in range(n_turns):
+            if rng.random() < 0.1:
+                lang = "en" if lang == "zh" else "zh"
+            turns.append(self.turn(rng, held_out, self.sample_intent(rng), lang))
+        return {"lang": lang, "turns": turns}
+
+
+def write_jsonl(path: Path, rows) -> int:
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 2000,
+          schema_path: str | None = None) -> dict:
+    """Write train.jsonl (dialogues), eval.jsonl (cases) and natural.jsonl (cases) to `out`."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    builder = Builder(load_schema(schema_path), seed)
+    rng = random.Random(seed + 1)
+    n = write_jsonl(out / "train.jsonl", (builder.dialogue(rng) for _ in range(n_train)))
+    rng = random.Random(seed + 2)
+    cases = []
+    for i in range(n_eval):
+        lang = "zh" if i % 2 == 0 else "en"
+        t = builder.turn(rng, True, builder.sample_intent(rng), lang)
+        cases.append({"text": t["user"], "intent": t["intent"], "slots": t["slots"], "lang": lang,
+                      "reply": t["reply"], "template": t["template"]})
+    write_jsonl(out / "eval.jsonl", cases)
+    (out / "natural.jsonl").write_text(NATURAL_CASES.read_text(encoding="utf-8"), encoding="utf-8")
+    info = {"seed": seed, "train_dialogues": n, "eval_cases": len(cases),
+            "train_templates": len(builder.train_t), "eval_templates": len(builder.eval_t)}
+    (out / "info.json").write_text(json.dumps(info, indent=2) + "\n")
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="data/corpus")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--train", type=int, default=150_000, help="number of training dialogues")
+    parser.add_argument("--eval", type=int, default=2000, help="number of held-out eval cases")
+    parser.add_argument("--schema", help="intent schema (default config/intents.yaml)")
+    args = parser.parse_args(argv)
+    print(json.dumps(build(args.out, args.seed, args.train, args.eval, args.schema)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

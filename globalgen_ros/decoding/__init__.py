@@ -1,0 +1,1 @@
+"""Decoding engine: ar, parallel (draft tree + verify), confident; drafters, tree masks, calibration."""

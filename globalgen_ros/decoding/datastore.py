@@ -1,0 +1,204 @@
+"""A datastore of earlier model outputs for drafting: n-gram continuation tables (REST / lookahead style).
+
+Static part: built offline from the training outputs (header + reply), stored as `drafts.npz` next to the model
+(contexts of 1..max_n tokens -> their two most frequent next tokens with relative frequencies). Dynamic part:
+counts over the most recent runtime replies, bounded (the oldest reply's counts are removed when a new one
+arrives). Drafting walks the table greedily from the longest matching context.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+Entry = tuple[tuple[int, ...], tuple[float, ...], int]  # next tokens (best first), their frequencies, total count
+
+
+def _pack(windows: np.ndarray, bits: int) -> np.ndarray:
+    """Pack rows of token ids (N, n) into one int64 key per row."""
+    key = np.zeros(len(windows), np.int64)
+    for j in range(windows.shape[1]):
+        key = (key << bits) | windows[:, j].astype(np.int64)
+    return key
+
+
+def count_ngrams(sequences: Iterable[Sequence[int]], max_n: int = 4, min_count: int = 2,
+                 top: int = 2) -> dict[tuple[int, ...], Entry]:
+    """Return {context: entry} for contexts of 1..max_n tokens whose best next token occurs >= min_count times."""
+    seqs = [np.asarray(s, np.int64) for s in sequences if len(s) > 1]
+    if not seqs:
+        return {}
+    vocab = int(max(s.max() for s in seqs)) + 1
+    bits = max(1, int(vocab).bit_length())
+    if bits * max_n > 62:
+        raise ValueError(f"vocabulary of {vocab} too large to pack {max_n}-token contexts into int64")
+    table: dict[tuple[int, ...], Entry] = {}
+    for n in range(1, max_n + 1):
+        wins = [np.lib.stride_tricks.sliding_window_view(s, n + 1) for s in seqs if len(s) > n]
+        if not wins:
+            break
+        w = np.concatenate(wins)  # (N, n + 1): context + next token
+        pairs, counts = np.unique(np.stack([_pack(w[:, :n], bits), w[:, n]], 1), axis=0, return_counts=True)
+        ctx_keys, nxt = pairs[:, 0], pairs[:, 1]
+        order = np.lexsort((-counts, ctx_keys))  # by context, most frequent next first
+        ctx_keys, nxt, counts = ctx_keys[order], nxt[order], counts[order]
+        starts = np.flatnonzero(np.r_[True, ctx_keys[1:] != ctx_keys[:-1]])
+        totals = np.add.reduceat(counts, starts)
+        for s, total in zip(starts, totals, strict=False):
+            if counts[s] < min_count:
+                continue
+            end = s + top
+            same = ctx_keys[s:end] == ctx_keys[s]
+            ctx = tuple(int((ctx_keys[s] >> (bits * (n - 1 - j))) & ((1 << bits) - 1)) for j in range(n))
+            table[ctx] = (tuple(int(t) for t in nxt[s:end][same]),
+                          tuple(float(c) / float(total) for c in counts[s:end][same]), int(total))
+    return table
+
+
+class NgramDatastore:
+    """Static corpus table plus a bounded table of recent runtime replies."""
+
+    def __init__(self, static: dict[tuple[int, ...], Entry] | None = None, max_n: int = 4, history: int = 256):
+        self.static = static or {}
+        self.max_n = max_n
+        self.dynamic: dict[tuple[int, ...], Counter] = {}
+        self.recent: deque[tuple[int, ...]] = deque()
+        self.history = history
+
+    # ---- static table file -------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, sequences: Iterable[Sequence[int]], max_n: int = 4, min_count: int = 2) -> NgramDatastore:
+        return cls(count_ngrams(sequences, max_n, min_count), max_n=max_n)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the static table as .npz (contexts left-padded with -1)."""
+        items = list(self.static.items())
+        ctx = np.full((len(items), self.max_n), -1, np.int32)
+        nxt = np.full((len(items), 2), -1, np.int32)
+        prob = np.zeros((len(items), 2), np.float32)
+        total = np.zeros(len(items), np.int32)
+        for i, (c, (toks, probs, tot)) in enumerate(items):
+            ctx[i, self.max_n - len(c):] = c
+            nxt[i, : len(toks)] = toks[:2]
+            prob[i, : len(probs)] = probs[:2]
+            total[i] = tot
+        with open(path, "wb") as f:
+            np.savez_compressed(f, ctx=ctx, next=nxt, prob=prob, total=total, max_n=np.int32(self.max_n))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, history: int = 256) -> NgramDatastore:
+        with np.load(Path(path)) as z:
+            ctx, nxt, prob, total, max_n = z["ctx"], z["next"], z["prob"], z["total"], int(z["max_n"])
+        static = {}
+        for c, t, p, tot in zip(ctx.tolist(), nxt.tolist(), prob.tolist(), total.tolist(), strict=False):
+            k = sum(1 for x in t if x >= 0)
+            static[tuple(x for x in c if x >= 0)] = (tuple(t[:k]), tuple(p[:k]), tot)
+        return cls(static, max_n=max_n, history=history)
+
+    # ---- runtime history ---------------------------------------------------------------------------------
+    def _count(self, seq: tuple[int, ...], delta: int) -> None:
+        for i in range(1, len(seq)):
+            for n in range(1, min(self.max_n, i) + 1):
+                ctx = seq[i - n: i]
+                counter = self.dynamic.setdefault(ctx, Counter())
+                counter[seq[i]] += delta
+                if counter[seq[i]] <= 0:
+                    del counter[seq[i]]
+                    if not counter:
+                        del self.dynamic[ctx]
+
+    def add(self, seq: Sequence[int]) -> None:
+        """Remember one runtime output (start it with the token before the output, e.g. <|assistant|>)."""
+        if self.history <= 0:
+            return
+        seq = tuple(int(t) for t in seq)
+        self.recent.append(seq)
+        self._count(seq, +1)
+        while len(self.recent) > self.history:
+            self._count(self.recent.popleft(), -1)
+
+    # ---- look-up -----------------------------------------------------------------------------------------
+    def lookup(self, context: Sequence[int]) -> tuple[int, tuple[int, ...], tuple[float, ...]]:
+        """Return (order, next tokens best first, frequencies) for the longest known suffix of context."""
+        for n in range(min(self.max_n, len(context)), 0, -1):
+            key = tuple(context[-n:])
+            s, d = self.static.get(key), self.dynamic.get(key)
+            if s is None and d is None:
+                continue
+            if d is None:
+                return n, s[0], s[1]
+            counts = Counter(d)
+            if s is not None:
+                for t, p in zip(s[0], s[1], strict=False):
+                    counts[t] += p * s[2]
+            total = sum(d.values()) + (s[2] if s is not None else 0)
+            best = counts.most_common(2)
+            return n, tuple(t for t, _ in best), tuple(c / total for _, c in best)
+        return 0, (), ()
+
+    def __len__(self) -> int:
+        return len(self.static) + len(self.dynamic)
+
+
+# ---- building drafts.npz from the training corpus ----------------------------------------------------------
+def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None):
+    """Yield <|assistant|> + output tokens (header, reply, <|end|>) of each training turn."""
+    import json
+
+    from globalgen_ros.runtime.format import turn_tokens
+
+    n = 0
+    with open(train_jsonl, encoding="utf-8") as f:
+        for line in f:
+            for turn in json.loads(line)["turns"]:
+                try:
+                    ids, start = turn_tokens(tokenizer, schema, turn["user"], turn["intent"], turn["slots"],
+                                             turn["reply"])
+                except ValueError:  # a slot value that is not a span of the transcript: not a valid target
+                    continue
+                yield ids[start - 1:]
+                n += 1
+                if limit is not None and n >= limit:
+                    return
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Build drafts.npz from a training corpus into a model directory and record it in manifest.json."""
+    import argparse
+    import json
+
+    from globalgen_ros.runtime.artifacts import sha256_file
+    from globalgen_ros.runtime.tokenizer import Tokenizer
+    from globalgen_ros.schema import load_schema
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--corpus", required=True, help="train.jsonl written by globalgen_ros.corpus.build")
+    parser.add_argument("--model-dir", required=True, help="model directory (tokenizer.json; drafts.npz goes here)")
+    parser.add_argument("--schema", help="intent schema (default config/intents.yaml)")
+    parser.add_argument("--limit", type=int, default=None, help="use at most this many training turns")
+    parser.add_argument("--max-n", type=int, default=4, help="longest context (tokens)")
+    parser.add_argument("--min-count", type=int, default=3, help="drop continuations seen fewer times")
+    args = parser.parse_args(argv)
+    root = Path(args.model_dir)
+    tok = Tokenizer(root / "tokenizer.json")
+    seqs = list(corpus_outputs(args.corpus, tok, load_schema(args.schema), args.limit))
+    store = NgramDatastore.build(seqs, max_n=args.max_n, min_count=args.min_count)
+    out = root / "drafts.npz"
+    store.save(out)
+    manifest_path = root / "manifest.json"
+    if manifest_path.is_file():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest.setdefault("files", {})["drafts.npz"] = {"sha256": sha256_file(out), "size": out.stat().st_size}
+        manifest.setdefault("recipe", {})["drafts"] = {"turns": len(seqs), "max_n": args.max_n,
+                                                        "min_count": args.min_count, "contexts": len(store.static)}
+        manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(json.dumps({"out": str(out), "turns": len(seqs), "contexts": len(store.static), "bytes": out.stat().st_size}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

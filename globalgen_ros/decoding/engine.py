@@ -1,0 +1,262 @@
+"""The decoding engine: one `Decoder` that runs `ar`, `parallel` or `confident` generation on an OnnxModel.
+
+Vocabulary of the loop (all strategies):
+- `tokens`: prompt + accepted output. The first `cache.length` of them have their K/V in the cache; the rest
+  are *pending*: accepted, but their K/V is computed by the next forward (the bonus token of the last
+  verification, schema-forced tokens, and in `confident` mode tokens accepted without verification).
+- Each forward feeds the pending tokens plus a draft tree rooted at the last pending token (`ar`: one pending
+  token and no tree) and commits the K/V of the pending tokens and of the accepted tree branch only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from globalgen_ros.cache.kv import HotKVCache, KVCache
+from globalgen_ros.decoding.calibration import AcceptanceStats, CostModel
+from globalgen_ros.decoding.datastore import NgramDatastore
+from globalgen_ros.decoding.drafters import ContextDrafter, DatastoreDrafter, Drafter, HeadsDrafter
+from globalgen_ros.runtime.onnx_model import OnnxModel
+
+STRATEGIES = ("ar", "parallel", "confident")
+
+
+class Constraint(Protocol):
+    """The HeaderConstraint interface of runtime/constraints.py (docs/architecture.md)."""
+
+    def start(self) -> Any: ...
+    def allowed(self, state: Any) -> np.ndarray | None: ...
+    def advance(self, state: Any, token_id: int) -> Any: ...
+    def forced(self, state: Any) -> int | None: ...
+
+
+class Unconstrained:
+    """Every token allowed everywhere (plain greedy decoding)."""
+
+    def start(self) -> None:
+        return None
+
+    def allowed(self, state: Any) -> None:
+        return None
+
+    def advance(self, state: Any, token_id: int) -> None:
+        return None
+
+    def forced(self, state: Any) -> None:
+        return None
+
+
+@dataclass
+class DecodeOptions:
+    """Parameters of the decoding strategies (also accepted as keyword options by Assistant)."""
+
+    strategy: str = "parallel"
+    max_new_tokens: int = 64
+    max_draft: int = 12     # most draft-tree nodes verified in one forward
+    max_depth: int = 8      # deepest draft node
+    head_topk: int = 2      # alternatives per head: 1 (top-1 chain) or 2
+    heads_skip: float = 3.0  # skip the heads when cheap drafts already promise this many accepted tokens
+    sources: tuple[str, ...] = ("heads", "context", "datastore")
+    tau: float = 0.93       # confident: threshold at the first step ...
+    tau_decay: float = 0.97  # ... multiplied by this per forward ...
+    tau_floor: float = 0.5  # ... down to this floor ...
+    tau_end: float = 0.93   # ... and raised back to this for <|end|> and within end_window tokens of the limit
+    end_window: int = 4
+    lossy_header: bool = False  # confident: may header choices (intent, slots) skip verification too?
+
+
+@dataclass
+class GenerationStats:
+    """Per-request statistics of the engine."""
+
+    strategy: str = ""
+    prompt_tokens: int = 0
+    new_tokens: int = 0
+    forwards: int = 0
+    draft_tokens: int = 0      # draft-tree nodes verified (all forwards)
+    unverified: int = 0        # confident: tokens accepted without verification
+    accepted_hist: dict[int, int] = field(default_factory=dict)  # tokens accepted by a forward -> count
+    ttft_ms: float = 0.0       # time until the first forward's tokens were accepted
+    total_ms: float = 0.0
+    stage_ms: dict[str, float] = field(default_factory=lambda: dict.fromkeys(
+        ("draft", "forward", "verify", "heads", "prefill"), 0.0))
+    first_prob: float = 1.0    # probability of the first real (non-forced) constrained decision
+
+    @property
+    def tokens_per_forward(self) -> float:
+        return self.new_tokens / self.forwards if self.forwards else 0.0
+
+    def as_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["tokens_per_forward"] = round(self.tokens_per_forward, 3)
+        d["stage_ms"] = {k: round(v, 3) for k, v in self.stage_ms.items()}
+        return d
+
+
+@dataclass
+class Generation:
+    tokens: list[int]      # generated tokens (<|end|> included when reached)
+    finish_reason: str     # 'end' | 'max_tokens' | 'deadline' | 'cancelled'
+    stats: GenerationStats
+
+
+@dataclass
+class Run:
+    """State of one request while it is decoded."""
+
+    tokens: list[int]
+    n_prompt: int
+    limit: int                 # len(tokens) may not exceed this
+    constraint: Constraint
+    state: Any                 # constraint state after all of `tokens`
+    stats: GenerationStats
+    t0: float
+    on_tokens: Callable[[list[int]], None] | None = None
+    deadline: float | None = None
+    cancel: Callable[[], bool] | None = None
+    clock: Callable[[], float] = time.monotonic  # the clock of `deadline`
+    finish: str | None = None
+    first_decision: bool = True
+    head_base: int = -1                     # index of the token whose hidden state feeds the heads
+    head_hidden: np.ndarray | None = None   # (1, d) that hidden state
+    head_out: tuple[np.ndarray, np.ndarray] | None = None  # its (K, k) top tokens and probabilities, once run
+
+    @property
+    def output(self) -> list[int]:
+        return self.tokens[self.n_prompt:]
+
+    def stop_reason(self) -> str | None:
+        """Say why generation must stop before the next forward, if it must."""
+        if self.cancel is not None and self.cancel():
+            return "cancelled"
+        if self.deadline is not None and self.clock() >= self.deadline:
+            return "deadline"
+        return None
+
+
+def softmax_prob(row: np.ndarray, allowed: np.ndarray | None, token: int) -> float:
+    """Return p(token) under softmax over the allowed entries of one logits row (V,)."""
+    z = row if allowed is None else row[allowed]
+    mx = z.max()
+    return float(np.exp(row[token] - mx) / np.exp(z - mx).sum())
+
+
+def greedy(row: np.ndarray, allowed: np.ndarray | None) -> int:
+    """Return the argmax of one logits row (V,) over the allowed tokens."""
+    if allowed is None:
+        return int(row.argmax())
+    return int(allowed[row[allowed].argmax()])
+
+
+def accept(run: Run, token: int, end_id: int, state: Any = None, *, known_state: bool = False) -> None:
+    """Append an accepted token, advance the constraint and set `finish` at <|end|> or the length limit."""
+    run.tokens.append(token)
+    run.state = state if known_state else run.constraint.advance(run.state, token)
+    if token == end_id:
+        run.finish = "end"
+    elif len(run.tokens) >= run.limit:
+        run.finish = "max_tokens"
+
+
+def record_first_decision(run: Run, row: np.ndarray, allowed: np.ndarray | None, token: int) -> None:
+    """Keep the probability of the first constrained choice (the intent) as the reply confidence."""
+    if run.first_decision and allowed is not None and len(allowed) > 1:
+        run.stats.first_prob = softmax_prob(row, allowed, token)
+        run.first_decision = False
+
+
+class Decoder:
+    """Greedy decoding of an OnnxModel with a KV cache; strategies `ar`, `parallel` (lossless), `confident`."""
+
+    def __init__(self, model: OnnxModel, *, end_id: int, options: DecodeOptions | None = None,
+                 cache: KVCache | None = None, datastore: NgramDatastore | None = None,
+                 cost: CostModel | None = None, drafters: list[Drafter] | None = None,
+                 stop_ids: tuple[int, ...] = (), clock: Callable[[], float] = time.monotonic):
+        self.model = model
+        self.clock = clock
+        self.end_id = end_id
+        self.options = options or DecodeOptions()
+        self.cache = cache if cache is not None else HotKVCache(model.dims.max_len, model.dims.kv_row_shape)
+        self.datastore = datastore if datastore is not None else NgramDatastore()
+        self.cost = cost
+        self.acceptance = AcceptanceStats()
+        self.overhead_ms = 0.15  # running estimate of per-step time outside the decoder forward
+        self.stop_ids = stop_ids
+        self.default_drafters = drafters
+        self._zeros_row = np.zeros((1, 1, 1, model.dims.max_len + 64), np.float32)
+
+    def calibrate(self, **kwargs) -> CostModel:
+        """Measure this machine's forward cost curve (used to size draft trees)."""
+        from globalgen_ros.decoding.calibration import measure_cost
+
+        self.cost = measure_cost(self.model, **kwargs)
+        return self.cost
+
+    def make_drafters(self) -> list[Drafter]:
+        if self.default_drafters is not None:
+            return self.default_drafters
+        o, out = self.options, []
+        if "heads" in o.sources and self.model.dims.n_extra_heads:
+            out.append(HeadsDrafter(o.head_topk))
+        if "context" in o.sources:
+            out.append(ContextDrafter(stop_ids=self.stop_ids))
+        if "datastore" in o.sources:
+            out.append(DatastoreDrafter(self.datastore, self.end_id))
+        return out
+
+    def step_costs(self, n_pending: int, max_nodes: int, past_len: int) -> np.ndarray:
+        """Return the estimated ms of a step feeding n_pending + t tokens, for t = 0..max_nodes."""
+        n = np.arange(n_pending, n_pending + max_nodes + 1)
+        if self.cost is None:  # a typical small-model CPU curve until calibrated
+            return self.overhead_ms + 1.0 + 0.12 * (n - 1)
+        return self.overhead_ms + self.cost.costs(n, past_len)
+
+    def generate(self, prompt: list[int], *, constraint: Constraint | None = None, strategy: str | None = None,
+                 max_new_tokens: int | None = None, on_tokens: Callable[[list[int]], None] | None = None,
+                 deadline: float | None = None, cancel: Callable[[], bool] | None = None,
+                 drafters: list[Drafter] | None = None) -> Generation:
+        """Decode a reply to `prompt` (token ids); return its tokens, why it stopped and statistics."""
+        from globalgen_ros.decoding.ar import generate_ar
+        from globalgen_ros.decoding.parallel import generate_parallel
+
+        strategy = strategy or self.options.strategy
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown decoding strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+        if not prompt:
+            raise ValueError("empty prompt")
+        max_new = self.options.max_new_tokens if max_new_tokens is None else max_new_tokens
+        limit = min(len(prompt) + max(1, max_new), self.cache.capacity)
+        if len(prompt) >= limit:
+            raise ValueError(f"prompt of {len(prompt)} tokens leaves no room in a cache of {self.cache.capacity}")
+        constraint = constraint or Unconstrained()
+        run = Run(tokens=list(prompt), n_prompt=len(prompt), limit=limit, constraint=constraint,
+                  state=constraint.start(), stats=GenerationStats(strategy=strategy, prompt_tokens=len(prompt)),
+                  t0=time.perf_counter(), on_tokens=on_tokens, deadline=deadline, cancel=cancel, clock=self.clock)
+        self.cache.restore(prompt)  # K/V of the prompt's cached prefix, if any: not prefilled again
+        if strategy == "ar":
+            generate_ar(self, run)
+        else:
+            generate_parallel(self, run, drafters if drafters is not None else self.make_drafters(),
+                              confident=strategy == "confident")
+        run.stats.new_tokens = len(run.output)
+        run.stats.total_ms = (time.perf_counter() - run.t0) * 1e3
+        return Generation(tokens=run.output, finish_reason=run.finish or "max_tokens", stats=run.stats)
+
+    def forward(self, run: Run, ids: np.ndarray, positions: np.ndarray, mask: np.ndarray):
+        """Run one decoder forward over `ids` (1, n) against the cache; count it."""
+        t = time.perf_counter()
+        out = self.model.forward(ids, positions, mask, self.cache.past())
+        dt = (time.perf_counter() - t) * 1e3
+        stage = "prefill" if run.stats.forwards == 0 else "forward"
+        run.stats.stage_ms[stage] += dt
+        run.stats.forwards += 1
+        return out
+
+    def causal_row_mask(self, past_len: int) -> np.ndarray:
+        """Return the (1, 1, 1, P + 1) all-visible mask of a single new token (a view, no allocation)."""
+        return self._zeros_row[..., : past_len + 1]

@@ -1,0 +1,247 @@
+"""`parallel`: draft a token tree, verify it in ONE forward, keep the longest branch equal to greedy (lossless).
+
+Per step: propose chains (heads, context look-up, datastore) -> merge them into a trie, constrained by the
+schema at every node (forced tokens become certain drafts) -> keep the subtree that maximises expected
+accepted tokens per millisecond on this machine -> one forward over pending tokens + tree with a tree mask ->
+walk from the root taking the child equal to the constrained greedy token -> commit the K/V of the pending
+tokens and the accepted branch only -> run the heads on the last accepted hidden state -> append the bonus
+token and any schema-forced tokens as the next step's pending tokens.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from globalgen_ros.decoding.drafters import DraftContext, Drafter, HeadsDrafter
+from globalgen_ros.decoding.engine import Decoder, Run, accept, greedy, record_first_decision
+from globalgen_ros.decoding.tree import EMPTY_TREE, Candidates, Chain, DraftTree, select_tree, step_mask, step_positions
+
+
+def head_predictions(dec: Decoder, run: Run) -> tuple[np.ndarray, np.ndarray]:
+    """Run the extra heads on the last verified hidden state (once per step); return (K, k) tokens, probs."""
+    if run.head_out is None:
+        t = time.perf_counter()
+        logits = dec.model.heads(run.head_hidden)[0]  # (K, V)
+        rows = np.arange(logits.shape[0])
+        best = logits.argmax(-1)  # (K,)
+        rest = logits.copy()
+        rest[rows, best] = -np.inf
+        second = rest.argmax(-1)
+        # Confidence from the top-2 margin (a full softmax over V costs more than the heads save here); the
+        # acceptance statistics calibrate it against verification anyway.
+        p_best = 1.0 / (1.0 + np.exp(logits[rows, second] - logits[rows, best]))  # (K,)
+        if dec.options.head_topk == 1:
+            run.head_out = (best[:, None], p_best[:, None])
+        else:
+            run.head_out = (np.stack([best, second], 1), np.stack([p_best, 1.0 - p_best], 1))
+        run.stats.stage_ms["heads"] += (time.perf_counter() - t) * 1e3
+    return run.head_out
+
+
+def expected_run(chain: Chain) -> float:
+    """Return the expected number of accepted tokens of a chain by its drafter's own confidences."""
+    total, p = 0.0, 1.0
+    for raw in chain.raw:
+        p *= raw
+        total += p
+    return total
+
+
+def propose(dec: Decoder, run: Run, drafters: list[Drafter], max_depth: int) -> list[Chain]:
+    """Collect draft chains; the heads (a second, costly session) only run when cheap drafts fall short."""
+    has_heads = run.head_hidden is not None
+    ctx = DraftContext(tokens=run.tokens, n_prompt=run.n_prompt, max_depth=max_depth, head_base=run.head_base,
+                       n_heads=dec.model.dims.n_extra_heads,
+                       heads=(lambda: head_predictions(dec, run)) if has_heads else None)
+    chains: list[Chain] = []
+    heads = []
+    for drafter in drafters:
+        if isinstance(drafter, HeadsDrafter):
+            heads.append(drafter)
+        else:
+            chains.extend(drafter.propose(ctx))
+    if heads and max((expected_run(c) for c in chains), default=0.0) < dec.options.heads_skip:
+        for drafter in heads:
+            chains.extend(drafter.propose(ctx))
+    return extend_best(chains, ctx, [d for d in drafters if not isinstance(d, HeadsDrafter)], dec.end_id)
+
+
+def extend_best(chains: list[Chain], ctx: DraftContext, drafters: list[Drafter], end_id: int) -> list[Chain]:
+    """Continue the most promising chain with the cheap drafters, as if its tokens were accepted.
+
+    A head chain is only K tokens long and a datastore walk stops at an unseen slot value, where a copy from
+    the context goes on (and the other way round): stitching them drafts further than any one source.
+    """
+    if not chains:
+        return chains
+    best = max(chains, key=expected_run)
+    room = ctx.max_depth - len(best.tokens)
+    if room <= 0 or best.tokens[-1] == end_id:
+        return chains
+    ext = DraftContext(tokens=ctx.tokens, n_prompt=ctx.n_prompt, max_depth=room, extra=best.tokens)
+    for drafter in drafters:
+        for more in drafter.propose(ext)[:1]:
+            chains.append(Chain(best.tokens + more.tokens, best.raw + more.raw, best.tags + more.tags))
+    return chains
+
+
+def build_candidates(dec: Decoder, run: Run, chains: list[Chain], max_depth: int) -> Candidates:
+    """Merge chains into a trie below the last accepted token, keeping only schema-allowed tokens."""
+    con, stats, end = run.constraint, dec.acceptance, dec.end_id
+    cands = Candidates()
+    known: dict[tuple[str, int], float] = {}  # acceptance estimates looked up in this step
+    last_state, forced, allowed = object(), None, None
+    for chain in chains:
+        parent, state = -1, run.state
+        for tok, raw, tag in zip(chain.tokens, chain.raw, chain.tags, strict=True):
+            if (0 if parent < 0 else cands.depth[parent]) >= max_depth:
+                break
+            if state is not last_state:  # the reply keeps one state: ask the constraint once
+                last_state, forced = state, con.forced(state)
+                allowed = con.allowed(state) if forced is None else None
+            if forced is not None:
+                if tok != forced:
+                    break
+                p, key = 1.0, None  # the schema leaves no choice: accepted whenever its parent is
+            else:
+                if allowed is not None and not (allowed == tok).any():
+                    break
+                key = stats.key(tag, raw)
+                p = known.get(key)
+                if p is None:
+                    p = known[key] = stats.estimate(key, raw)
+            node = cands.kids[parent + 1].get(tok)
+            state = cands.state[node] if node is not None else con.advance(state, tok)
+            parent = cands.add(parent, tok, p, state, key)
+            if tok == end:
+                break
+    i = 0
+    while i < len(cands):  # forced continuations are free drafts (new nodes are visited as they are added)
+        state = cands.state[i]
+        if cands.token[i] != end and cands.depth[i] < max_depth:
+            if state is not last_state:
+                last_state, forced = state, con.forced(state)
+            if forced is not None and forced not in cands.kids[i + 1]:
+                cands.add(i, forced, 1.0, con.advance(state, forced), None)
+        i += 1
+    return cands
+
+
+def draft_depth(dec: Decoder, run: Run) -> int:
+    """Return the deepest useful draft node (the bonus token needs one more slot below the limit)."""
+    return min(dec.options.max_depth, run.limit - len(run.tokens) - 1)
+
+
+def build_tree(dec: Decoder, run: Run, drafters: list[Drafter], n_pending: int) -> DraftTree:
+    """Draft, constrain and size the tree verified by the next forward."""
+    depth = draft_depth(dec, run)
+    if depth <= 0 or not drafters:
+        return EMPTY_TREE
+    cands = build_candidates(dec, run, propose(dec, run, drafters, depth), depth)
+    costs = dec.step_costs(n_pending, dec.options.max_draft, dec.cache.length)
+    return select_tree(cands, costs, dec.options.max_draft)
+
+
+def verify_tree(dec: Decoder, run: Run, tree: DraftTree, logits: np.ndarray, n_pending: int,
+                confident_tau: float | None = None) -> tuple[list[int], int]:
+    """Walk the tree from its root along the constrained greedy tokens; accept them and the bonus token.
+
+    logits: (1, m + t, V). Returns the accepted node indices and the logits row of the last accepted token
+    (whose hidden state feeds the heads). With `confident_tau`, a child whose verified probability reaches
+    it is accepted even when it is not the greedy token (lossy).
+    """
+    con, stats = run.constraint, dec.acceptance
+    node, row, accepted = -1, n_pending - 1, []
+    while True:
+        allowed = con.allowed(run.state)
+        g = greedy(logits[0, row], allowed)
+        record_first_decision(run, logits[0, row], allowed, g)
+        kids = tree.children[node + 1]
+        child = kids.get(g)
+        for k in kids.values():  # every child of an accepted node was tested: learn acceptance rates
+            for key in tree.keys[k]:
+                stats.record(key, k == child)
+        if child is None and confident_tau is not None and kids and (allowed is None or dec.options.lossy_header):
+            child = confident_child(logits[0, row], allowed, kids, confident_tau)
+        if child is None:
+            break
+        accept(run, int(tree.tokens[child]), dec.end_id, tree.states[child], known_state=True)
+        accepted.append(child)
+        node, row = child, n_pending + child
+        if run.finish:
+            return accepted, row
+    accept(run, g, dec.end_id)  # the bonus token: greedy after the last accepted one
+    return accepted, row
+
+
+def confident_child(row: np.ndarray, allowed: np.ndarray | None, kids: dict[int, int], tau: float) -> int | None:
+    """Return the child whose verified probability is highest and at least tau, if any."""
+    z = row if allowed is None else row[allowed]
+    mx = z.max()
+    norm = np.exp(z - mx).sum()
+    best, best_p = None, tau
+    for tok, k in kids.items():
+        p = float(np.exp(row[tok] - mx) / norm)
+        if p >= best_p:
+            best, best_p = k, p
+    return best
+
+
+def extend_forced(dec: Decoder, run: Run) -> None:
+    """Accept the tokens the schema forces after the last accepted one (no forward needed to choose them)."""
+    con = run.constraint
+    while run.finish is None:
+        forced = con.forced(run.state)
+        if forced is None:
+            return
+        accept(run, forced, dec.end_id)
+
+
+def generate_parallel(dec: Decoder, run: Run, drafters: list[Drafter], confident: bool = False) -> None:
+    """Decode by draft-tree verification until <|end|>, the token limit, the deadline or a cancel."""
+    from globalgen_ros.decoding.confident import ThresholdSchedule, extend_confident
+
+    opts, stats, cache = dec.options, run.stats, dec.cache
+    schedule = ThresholdSchedule.from_options(opts) if confident else None
+    use_heads = any(isinstance(d, HeadsDrafter) for d in drafters)
+    extend_forced(dec, run)
+    emitted = run.n_prompt
+    step = 0
+    while run.finish is None:
+        reason = run.stop_reason()
+        if reason:
+            run.finish = reason
+            break
+        t_step, heads_ms = time.perf_counter(), stats.stage_ms["heads"]
+        past, m = cache.length, len(run.tokens) - cache.length
+        tree = build_tree(dec, run, drafters, m)
+        ids = np.concatenate([np.asarray(run.tokens[past:], np.int64), tree.tokens])[None]  # (1, m + t)
+        positions = step_positions(past, m, tree.depths)
+        mask = step_mask(past, m, tree.parents)
+        t_fwd = time.perf_counter()
+        stats.stage_ms["draft"] += (t_fwd - t_step) * 1e3 - (stats.stage_ms["heads"] - heads_ms)
+        logits, hidden, new_kv = dec.forward(run, ids, positions, mask)
+        t_ver = time.perf_counter()
+        tau = schedule.verify_tau(step) if schedule is not None else None
+        accepted, row = verify_tree(dec, run, tree, logits, m, tau)
+        cache.commit(new_kv, list(range(m)) + [m + a for a in accepted])
+        stats.draft_tokens += tree.size
+        if use_heads:  # the heads run lazily, when the next step's drafting needs them
+            run.head_hidden, run.head_base, run.head_out = hidden[0, row: row + 1], past + m - 1 + len(accepted), None
+        stats.stage_ms["verify"] += (time.perf_counter() - t_ver) * 1e3
+        extend_forced(dec, run)
+        if schedule is not None and run.finish is None:
+            extend_confident(dec, run, drafters, schedule, step)
+        if step == 0:
+            stats.ttft_ms = (time.perf_counter() - run.t0) * 1e3
+        else:  # per-step time outside the forward, for sizing trees
+            outside = (time.perf_counter() - t_step - (t_ver - t_fwd)) * 1e3
+            dec.overhead_ms = 0.9 * dec.overhead_ms + 0.1 * outside
+        new = len(run.tokens) - emitted
+        stats.accepted_hist[new] = stats.accepted_hist.get(new, 0) + 1
+        emitted = len(run.tokens)
+        if run.on_tokens and new:
+            run.on_tokens(run.output)
+        step += 1

@@ -1,0 +1,196 @@
+"""Train the default model: corpus -> tokenizer -> LLaMA + multi-token heads -> artifacts (seeded).
+
+    PYTHONPATH=. .venv/bin/python -m globalgen_ros.model.train --out runs/default --export models/default
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from globalgen_ros.corpus.build import build as build_corpus
+from globalgen_ros.model.llama import LlamaConfig, LlamaWithHeads
+from globalgen_ros.model.tokenizer import corpus_texts, train_tokenizer
+from globalgen_ros.model.train_args import TrainConfig, add_arguments, config_from_args
+from globalgen_ros.runtime.format import turn_tokens
+from globalgen_ros.runtime.tokenizer import Tokenizer
+from globalgen_ros.schema import load_schema
+
+
+def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return (ids, target mask) per dialogue; the mask marks the assistant tokens (header, reply, <|end|>)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in tqdm(f, desc="encode", unit="dlg", mininterval=2):
+            ids, mask = [tok.bos], [False]
+            for t in json.loads(line)["turns"]:
+                turn, start = turn_tokens(tok, schema, t["user"], t["intent"], t["slots"], t["reply"])
+                ids += turn
+                mask += [False] * start + [True] * (len(turn) - start)
+            if len(ids) <= max_len:
+                out.append((np.array(ids, dtype=np.int64), np.array(mask, dtype=bool)))
+    return out
+
+
+def batches(data, batch_tokens: int, pad_id: int, rng: random.Random):
+    """Yield padded (ids, mask) batches of similar lengths, forever."""
+    order = sorted(range(len(data)), key=lambda i: (len(data[i][0]), rng.random()))
+    while True:
+        chunks, i = [], 0
+        while i < len(order):
+            n = max(1, batch_tokens // len(data[order[i]][0]))
+            chunk = order[i:i + n]
+            n = max(1, batch_tokens // len(data[chunk[-1]][0]))  # the longest sets the padded size
+            chunks.append(order[i:i + n])
+            i += n
+        rng.shuffle(chunks)
+        for chunk in chunks:
+            T = max(len(data[j][0]) for j in chunk)
+            ids = np.full((len(chunk), T), pad_id, dtype=np.int64)
+            mask = np.zeros((len(chunk), T), dtype=bool)
+            for r, j in enumerate(chunk):
+                ids[r, :len(data[j][0])], mask[r, :len(data[j][1])] = data[j]
+            yield torch.from_numpy(ids), torch.from_numpy(mask)
+
+
+def loss_fn(model: LlamaWithHeads, ids: torch.Tensor, mask: torch.Tensor, head_weight: float,
+            head_sample: float = 1.0) -> tuple:
+    """Next-token loss on the assistant tokens plus the extra heads' t+2+j losses."""
+    _, h = _hidden(model, ids)  # (B, T, d)
+    tgt_mask = mask[:, 1:]  # position t predicts token t+1
+    main = F.cross_entropy(model.lm_head(h[:, :-1][tgt_mask]), ids[:, 1:][tgt_mask])
+    total, head_losses = main, []
+    for j, head in enumerate(model.heads):
+        shift = j + 2
+        if ids.shape[1] <= shift:
+            break
+        m = mask[:, shift:] & (torch.rand(mask[:, shift:].shape) < head_sample)
+        if not m.any():
+            continue
+        hl = F.cross_entropy(model.lm_head(head(h[:, :-shift][m])), ids[:, shift:][m])
+        head_losses.append(hl)
+        total = total + head_weight * 0.8 ** j * hl
+    return total, main, head_losses
+
+
+def _hidden(model: LlamaWithHeads, ids: torch.Tensor):
+    """Final hidden states without computing the full logits."""
+    lm_head, model.lm_head = model.lm_head, torch.nn.Identity()
+    try:
+        h, _ = model.forward_train(ids)
+    finally:
+        model.lm_head = lm_head
+    return None, h
+
+
+def lr_at(step: int, cfg: TrainConfig) -> float:
+    if step < cfg.warmup:
+        return cfg.lr * (step + 1) / cfg.warmup
+    p = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+    return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, p))))
+
+
+def make_optimizer(model: LlamaWithHeads, cfg: TrainConfig) -> torch.optim.Optimizer:
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    other = [p for n, p in model.named_parameters() if p.dim() < 2]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                              {"params": other, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.95))
+
+
+def prepare(cfg: TrainConfig):
+    """Build the corpus and the tokenizer if missing; return (tokenizer, schema, corpus dir)."""
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    corpus = Path(cfg.corpus or out / "corpus")
+    schema = load_schema(cfg.schema or None)
+    if not (corpus / "train.jsonl").exists():
+        build_corpus(corpus, cfg.seed, cfg.train_dialogues, schema_path=cfg.schema or None)
+    tok_path = out / "tokenizer.json"
+    if not tok_path.exists():
+        train_tokenizer(corpus_texts(corpus / "train.jsonl", schema), cfg.vocab_size, tok_path)
+    return Tokenizer(tok_path), schema, corpus
+
+
+def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWithHeads, dict]:
+    """Run the training loop; return the model and a summary (losses, time)."""
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    tok, schema, corpus = prepare(cfg)
+    if data is None:
+        data = encode_corpus(tok, schema, corpus / "train.jsonl", cfg.max_len)
+    mcfg = LlamaConfig(**{"vocab_size": tok.vocab_size, "max_position_embeddings": cfg.max_len} | cfg.model)
+    model = LlamaWithHeads(mcfg)
+    opt = make_optimizer(model, cfg)
+    out = Path(cfg.out)
+    log = open(out / "train.log", "a", encoding="utf-8")
+    stream = batches(data, cfg.batch_tokens, tok.pad, random.Random(cfg.seed))
+    t0, losses, summary = time.time(), [], {}
+    bar = tqdm(range(cfg.steps), desc="train", unit="step", disable=not progress, mininterval=5)
+    for step in bar:
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, cfg)
+        ids, mask = next(stream)
+        total, main, head_losses = loss_fn(model, ids, mask, cfg.head_weight, cfg.head_sample)
+        opt.zero_grad(set_to_none=True)
+        total.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(main.item())
+        if step % cfg.log_every == 0 or step == cfg.steps - 1:
+            row = {"step": step, "loss": round(float(np.mean(losses[-cfg.log_every:])), 4),
+                   "heads": [round(h.item(), 4) for h in head_losses], "lr": round(lr_at(step, cfg), 6),
+                   "elapsed_s": round(time.time() - t0, 1)}
+            log.write(json.dumps(row) + "\n")
+            log.flush()
+            bar.set_postfix(loss=row["loss"])
+        if (cfg.checkpoint_every and (step + 1) % cfg.checkpoint_every == 0) or step == cfg.steps - 1:
+            save_checkpoint(model, cfg, out / "last.pt", step + 1, time.time() - t0)
+            if (step + 1) % 400 == 0:
+                save_checkpoint(model, cfg, out / f"step{step + 1}.pt", step + 1, time.time() - t0)
+    summary = {"steps": cfg.steps, "train_seconds": round(time.time() - t0, 1), "first_loss": losses[0],
+               "final_loss": float(np.mean(losses[-cfg.log_every:])), "params": model.num_params(),
+               "params_without_heads": model.num_params(include_heads=False), "dialogues": len(data)}
+    log.write(json.dumps({"summary": summary}) + "\n")
+    log.close()
+    return model.eval(), summary
+
+
+def recipe(cfg: TrainConfig, model: LlamaWithHeads, **extra) -> dict:
+    return {"train_config": dataclasses.asdict(cfg), "model_config": dataclasses.asdict(model.config),
+            "command": "globalgen train", **extra}
+
+
+def save_checkpoint(model: LlamaWithHeads, cfg: TrainConfig, path: Path, step: int, seconds: float) -> None:
+    torch.save({"config": dataclasses.asdict(model.config), "model": model.state_dict(), "step": step,
+                "recipe": recipe(cfg, model, steps_done=step, train_seconds=round(seconds, 1))}, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    cfg = config_from_args(args)
+    model, summary = train(cfg)
+    print(json.dumps(summary))
+    if args.export:
+        from globalgen_ros.model.export import export_all
+
+        export_all(model, args.export, recipe=recipe(cfg, model, **summary), tokenizer=Path(cfg.out) / "tokenizer.json")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

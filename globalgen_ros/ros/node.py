@@ -1,0 +1,172 @@
+"""globalgen_node: ASR transcripts in, spoken replies and action intents out (a lifecycle node).
+
+Threads: transcript callbacks run in their own callback group and only do cheap work (the stop reflex,
+input checks, queueing), so a stop is published while the model is busy. The model runs on one worker thread
+fed by a bounded queue; deferred requests wait for the cloud on a small pool so the edge keeps serving.
+Every final transcript gets exactly one final Response (Job.claim guards it).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+
+import rclpy
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+from std_msgs.msg import String
+
+from globalgen_ros.msg import Transcript
+from globalgen_ros.ros import params, qos, startup
+from globalgen_ros.ros.reflex import StopReflex
+from globalgen_ros.ros.service import Service
+from globalgen_ros.watchdog.language import detect_language
+
+
+class GlobalgenNode(LifecycleNode):
+    """Answer every final transcript once; publish stop intents from the callback, never behind the model."""
+
+    def __init__(self, **kwargs):
+        super().__init__("globalgen_node", **kwargs)
+        self.p = params.declare(self)
+        self.add_post_set_parameters_callback(self._on_params_set)
+        self.reflex = StopReflex(self.p["reflex.phrases"])
+        self.service: Service | None = None
+        self._input_group = MutuallyExclusiveCallbackGroup()  # transcripts: cheap work only
+        self._timer_group = MutuallyExclusiveCallbackGroup()  # diagnostics
+        self._subscriptions_active: list = []
+        self._timer = None
+
+    def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Load the schema and the model, warm it up, create publishers and the cloud client."""
+        try:
+            self.service = Service(self, self.p)
+        except startup.ConfigureError as exc:
+            self.get_logger().error(f"configure failed: {exc}")
+            return TransitionCallbackReturn.FAILURE
+        return super().on_configure(state)
+
+    def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Enable the publishers, start the worker, then subscribe (so nothing arrives before we can answer)."""
+        result = super().on_activate(state)
+        self.service.start()
+        depth = self.p["qos.depth"]
+        self._subscriptions_active = [
+            self.create_subscription(Transcript, "asr/transcript", self._on_transcript, qos.transcripts(depth),
+                                     callback_group=self._input_group),
+            self.create_subscription(String, "asr/text", self._on_text, qos.transcripts(depth),
+                                     callback_group=self._input_group),
+        ]
+        self._timer = self.create_timer(self.p["diagnostics.period_s"], self.service.publish_diagnostics,
+                                        callback_group=self._timer_group)
+        self.get_logger().info("active: listening on asr/transcript and asr/text")
+        return result
+
+    def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Unsubscribe, answer what is still queued with REJECTED, then disable the publishers."""
+        self._unsubscribe()
+        self.service.stop("node deactivated before this transcript was answered")
+        return super().on_deactivate(state)
+
+    def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Release the model and the publishers."""
+        self.service.destroy()
+        self.service = None
+        return super().on_cleanup(state)
+
+    def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
+        """Stop everything from any state."""
+        self.release()
+        return super().on_shutdown(state)
+
+    def release(self) -> None:
+        """Unsubscribe, answer pending transcripts if still possible, stop the threads, drop the model."""
+        self._unsubscribe()
+        if self.service is not None:
+            self.service.stop("node shutting down")
+            self.service.destroy()
+            self.service = None
+
+    def _unsubscribe(self) -> None:
+        for sub in self._subscriptions_active:
+            self.destroy_subscription(sub)
+        self._subscriptions_active = []
+        if self._timer is not None:
+            self.destroy_timer(self._timer)
+            self._timer = None
+
+    def _on_transcript(self, msg: Transcript) -> None:
+        """Handle one Transcript (partial or final)."""
+        self._handle(time.monotonic(), msg.text, msg.is_final, msg.language, msg.session_id, msg.utterance_id)
+
+    def _on_text(self, msg: String) -> None:
+        """Handle one std_msgs/String as a final transcript without session."""
+        self._handle(time.monotonic(), msg.data, True, "", "", "")
+
+    def _handle(self, received: float, text: str, is_final: bool, language: str, session_id: str,
+                utterance_id: str) -> None:
+        try:
+            self._dispatch(received, text, is_final, language, session_id, utterance_id)
+        except Exception as exc:  # noqa: BLE001 - an exception here would stop the executor, and the node
+            self.get_logger().error(f"transcript {utterance_id!r} not handled: {exc.__class__.__name__}: {exc}")
+
+    def _dispatch(self, received: float, text: str, is_final: bool, language: str, session_id: str,
+                  utterance_id: str) -> None:
+        service = self.service
+        if service is None:
+            return
+        reflex = (is_final or self.p["reflex.on_partial"]) and self.reflex.matches(text)
+        if not (reflex or is_final):
+            return  # partial hypotheses never get a final reply
+        # The first characters tell the language; never scan a megabyte of text in this callback.
+        language = language or detect_language(text[:200], self.p["language.default"])
+        utterance_id = utterance_id or _new_id()
+        if reflex:
+            service.stop_reflex(received, text, is_final, language, session_id, utterance_id)
+        else:
+            service.submit(received, text, language, session_id, utterance_id)
+
+    def _on_params_set(self, changed: list) -> None:
+        """Apply live parameter changes (already validated)."""
+        for param in changed:
+            self.p[param.name] = param.value
+        if any(param.name == "reflex.phrases" for param in changed):
+            self.reflex.configure(self.p["reflex.phrases"])
+        if self.service is not None:
+            self.service.reconfigure()
+
+
+def _new_id() -> str:
+    return f"gg-{uuid.uuid4().hex[:16]}"
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run globalgen_node; with autostart (default) it configures and activates itself."""
+    sys.setswitchinterval(0.0005)  # let the stop reflex thread get the GIL quickly while the model decodes
+    try:
+        with rclpy.init(args=args):
+            try:
+                node = GlobalgenNode()
+            except startup.PARAMETER_ERRORS as exc:
+                print(startup.describe_parameter_error(exc), file=sys.stderr)
+                return 2
+            executor = MultiThreadedExecutor(num_threads=3)
+            executor.add_node(node)
+            if not node.p["autostart"]:
+                node.get_logger().info("autostart is false: waiting for configure (lifecycle ~/change_state)")
+            elif not startup.autostart(node):
+                return 1
+            try:
+                executor.spin()
+            finally:
+                node.release()  # after Ctrl-C the context is gone: no lifecycle transition is possible
+                node.destroy_node()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

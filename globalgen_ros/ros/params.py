@@ -1,0 +1,143 @@
+"""Declare every parameter of globalgen_node with a descriptor, and validate changes with reasons."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+from globalgen_ros.watchdog.cloud import parse_base_url
+
+STRATEGIES = ("ar", "parallel", "confident")
+DEFAULT_STOP_PHRASES = ["stop", "stop now", "stop stop", "emergency stop", "freeze", "halt", "abort",
+                        "停", "停下", "停车", "快停", "停止", "别动", "紧急停车", "急停"]
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+
+
+def _one_of(*allowed: str) -> Callable[[Any], str]:
+    return lambda v: "" if v in allowed else f"must be one of {', '.join(allowed)}; got {v!r}"
+
+
+def _url(v: str) -> str:
+    try:
+        parse_base_url(v)
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+def _env(v: str) -> str:
+    return "" if v == "" or _ENV_NAME.match(v) else f"must be an environment variable NAME (not the key); got {v!r}"
+
+
+def _lang(v: str) -> str:
+    return "" if _BCP47.match(v) else f"must be a BCP-47 tag such as en-US or zh-CN; got {v!r}"
+
+
+def _phrases(v: list[str]) -> str:
+    if not v or any(not p.strip() for p in v):
+        return "must be a non-empty list of non-blank phrases (the safety reflex needs at least one)"
+    return "" if all(len(p) <= 64 for p in v) else "each phrase must be at most 64 characters"
+
+
+@dataclass
+class Spec:
+    name: str
+    default: Any
+    description: str
+    range: tuple[float, float] | None = None
+    read_only: bool = False   # takes effect at start only (from the params file or -p)
+    check: Callable[[Any], str] | None = None  # returns "" when fine, else the reason
+
+
+SPECS = [
+    Spec("autostart", True, "configure and activate the lifecycle node by itself on start", read_only=True),
+    Spec("model_dir", "", "model directory (manifest.json inside); empty = the shipped models/default",
+         read_only=True),
+    Spec("schema_path", "", "intent schema YAML; empty = the shipped config/intents.yaml", read_only=True),
+    Spec("threads", 2, "ONNX Runtime intra-op threads of the edge model", (1, 64), read_only=True),
+    Spec("strategy", "parallel", "edge decoding strategy: ar, parallel or confident", check=_one_of(*STRATEGIES)),
+    Spec("max_new_tokens", 64, "most tokens the edge model generates per reply", (1, 512)),
+    Spec("queue.max_size", 16, "transcripts waiting for the model; beyond this they are REJECTED", (1, 10000),
+         read_only=True),
+    Spec("input.max_chars", 2000, "longer transcripts are answered with ERROR", (1, 1_000_000)),
+    Spec("language.default", "en-US", "language when a transcript has none and it cannot be detected",
+         check=_lang),
+    Spec("reflex.phrases", DEFAULT_STOP_PHRASES, "whole-utterance stop phrases (zh and en) that publish the stop "
+         "intent at once, without the model", check=_phrases),
+    Spec("reflex.on_partial", True, "also fire the stop reflex on partial transcripts (earlier, may be spurious)"),
+    Spec("reflex.cancel_pending", True, "a stop cancels the decode in flight and rejects requests received "
+         "before it, so no motion intent is published after a stop"),
+    Spec("session.max_turns", 4, "earlier turns of a session passed as context (0 = none)", (0, 256)),
+    Spec("session.max_sessions", 64, "sessions remembered (least recently used are forgotten)", (1, 100000)),
+    Spec("session.ttl_s", 600.0, "a session idle longer than this is forgotten", (1.0, 86400.0)),
+    Spec("watchdog.max_edge_tokens", 256, "prompt plus history tokens above this are deferred to the cloud at "
+         "once", (1, 100000)),
+    Spec("watchdog.deadline_ms", 400.0, "edge decode running longer is cancelled and deferred (measured from the "
+         "start of the edge decode)", (1.0, 600000.0)),
+    Spec("watchdog.min_confidence", 0.0, "defer when the intent confidence is below this (0 = never; only with "
+         "cloud.enabled)", (0.0, 1.0)),
+    Spec("cloud.enabled", False, "use the OpenAI-compatible endpoint for deferred requests (else FALLBACK)"),
+    Spec("cloud.base_url", "http://127.0.0.1:8000/v1", "OpenAI-compatible base URL (…/v1)", check=_url),
+    Spec("cloud.model", "default", "model name sent to the endpoint"),
+    Spec("cloud.api_key_env", "GLOBALGEN_CLOUD_API_KEY", "NAME of the environment variable holding the API key "
+         "(the key itself never appears in parameters or logs); empty = no key", check=_env),
+    Spec("cloud.timeout_s", 5.0, "bound on connecting and on each read of one attempt", (0.05, 300.0)),
+    Spec("cloud.retries", 1, "extra attempts after a transient failure (timeout, refused, 429, 5xx)", (0, 10)),
+    Spec("cloud.backoff_s", 0.2, "wait before retry i is backoff_s * 2^i", (0.0, 60.0)),
+    Spec("cloud.max_tokens", 256, "max_tokens sent to the endpoint", (16, 8192)),
+    Spec("cloud.json_mode", True, 'send response_format={"type": "json_object"} (turn off for servers that '
+         "reject it)"),
+    Spec("cloud.breaker_failures", 3, "consecutive failed requests that open the circuit", (1, 1000)),
+    Spec("cloud.breaker_reset_s", 30.0, "an open circuit lets one probe through after this", (0.1, 86400.0)),
+    Spec("cloud.max_pending", 8, "deferred requests waiting for the cloud; beyond this they get FALLBACK at once",
+         (1, 10000)),
+    Spec("cloud.concurrency", 2, "cloud requests in flight at once (the edge model keeps serving meanwhile)",
+         (1, 64), read_only=True),
+    Spec("diagnostics.period_s", 1.0, "period of /diagnostics messages", (0.05, 3600.0), read_only=True),
+    Spec("diagnostics.window", 500, "final responses the latency percentiles are computed over", (10, 100000),
+         read_only=True),
+    Spec("qos.depth", 1000, "history depth of transcripts, final responses and intents (reliable)", (1, 100000),
+         read_only=True),
+    Spec("qos.stream_depth", 20, "history depth of globalgen/response_stream", (1, 10000), read_only=True),
+]
+BY_NAME = {spec.name: spec for spec in SPECS}
+
+
+def descriptor(spec: Spec) -> ParameterDescriptor:
+    """Return the ParameterDescriptor of `spec` (description, range, read-only flag)."""
+    desc = ParameterDescriptor(description=spec.description, read_only=spec.read_only)
+    if spec.range is not None and isinstance(spec.default, int) and not isinstance(spec.default, bool):
+        desc.integer_range = [IntegerRange(from_value=int(spec.range[0]), to_value=int(spec.range[1]), step=1)]
+    elif spec.range is not None:
+        desc.floating_point_range = [FloatingPointRange(from_value=float(spec.range[0]),
+                                                        to_value=float(spec.range[1]), step=0.0)]
+    if spec.range is not None:
+        desc.additional_constraints = f"{spec.range[0]} <= value <= {spec.range[1]}"
+    return desc
+
+
+def validate(params: list[Parameter]) -> SetParametersResult:
+    """Check values beyond type and range (allowed names, URLs, phrase lists); say why when rejecting."""
+    reasons = []
+    for param in params:
+        spec = BY_NAME.get(param.name)
+        if spec is not None and spec.check is not None:
+            reason = spec.check(param.value)
+            if reason:
+                reasons.append(f"{param.name} {reason}")
+    return SetParametersResult(successful=not reasons, reason="; ".join(reasons))
+
+
+def declare(node: Node) -> dict[str, Any]:
+    """Declare all parameters (validation callback first, so the params file is checked too); return values."""
+    node.add_on_set_parameters_callback(validate)
+    for spec in SPECS:
+        node.declare_parameter(spec.name, spec.default, descriptor(spec))
+    return {spec.name: node.get_parameter(spec.name).value for spec in SPECS}

@@ -1,0 +1,261 @@
+"""The answering machinery of globalgen_node: queue, model worker, watchdog, cloud pool, publishers."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+
+from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.lifecycle import LifecycleNode
+
+from globalgen_ros.assistant import InputError
+from globalgen_ros.msg import ActionIntent, Response
+from globalgen_ros.ros import answers, diagnostics, qos, startup
+from globalgen_ros.ros.cloud_pool import CloudPool
+from globalgen_ros.ros.sessions import Sessions
+from globalgen_ros.ros.worker import Job, Worker
+from globalgen_ros.watchdog.breaker import CircuitBreaker
+from globalgen_ros.watchdog.cloud import CloudClient
+from globalgen_ros.watchdog.language import APOLOGY, BUSY, NOT_UNDERSTOOD, STOPPING, say
+from globalgen_ros.watchdog.supervisor import (
+    DEFERRED,
+    EDGE,
+    ERROR,
+    NODE,
+    OK,
+    REFLEX,
+    REJECTED,
+    Deferral,
+    Outcome,
+    Request,
+    Turn,
+    Watchdog,
+)
+
+SUPERSEDED = "superseded by a stop command received after it (reflex.cancel_pending)"
+
+
+class Service:
+    """Own everything between a received transcript and its one final Response."""
+
+    def __init__(self, node: LifecycleNode, p: dict):
+        self.node, self.p = node, p
+        self.log = node.get_logger()
+        self.schema, self.assistant, warm_ms = startup.load_assistant(p)
+        self.log.info(f"model ready ({p['strategy']}, warm-up {warm_ms:.0f} ms); {startup.describe_cloud(p)}")
+        self.breaker = CircuitBreaker(p["cloud.breaker_failures"], p["cloud.breaker_reset_s"])
+        self.cloud = CloudClient(startup.cloud_config(p), self.breaker)
+        watchdog_config = startup.watchdog_config(p, self.assistant)
+        self.watchdog = Watchdog(self.assistant, self.schema, self.cloud, watchdog_config)
+        self.sessions = Sessions(p["session.max_turns"], p["session.max_sessions"], p["session.ttl_s"])
+        self.stats = diagnostics.NodeStats(p["diagnostics.window"])
+        depth = p["qos.depth"]
+        self.pub_response = node.create_lifecycle_publisher(Response, "globalgen/response", qos.responses(depth))
+        self.pub_stream = node.create_lifecycle_publisher(Response, "globalgen/response_stream",
+                                                          qos.stream(p["qos.stream_depth"]))
+        self.pub_intent = node.create_lifecycle_publisher(ActionIntent, "globalgen/intent", qos.responses(depth))
+        self.pub_diag = node.create_lifecycle_publisher(DiagnosticArray, "/diagnostics", qos.diagnostics())
+        self.stop_epoch = 0    # bumped by every stop; jobs received before it are superseded
+        self._epoch_lock = threading.Lock()
+        self.stopping = False  # deactivating: cancel the decode in flight
+        self.worker: Worker | None = None
+        self.pool: CloudPool | None = None
+
+    # ---- lifecycle -------------------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the model worker and the cloud pool."""
+        self.stopping = False
+        self.worker = Worker(self._process, self.p["queue.max_size"])
+        self.worker.start()
+        self.pool = CloudPool(self.p["cloud.concurrency"])
+
+    def stop(self, reason: str) -> None:
+        """Answer every pending transcript with REJECTED `reason`; wait for the work in flight."""
+        self.stopping = True
+        answer = self.node.context.ok()  # after Ctrl-C nothing can be published any more
+
+        def reject(job: Job) -> None:
+            if answer:
+                self._reject(job, reason)
+
+        if self.worker is not None:
+            self.worker.stop(reject)
+            self.worker = None
+        if self.pool is not None:
+            self.pool.stop(reject)
+            self.pool = None
+
+    def destroy(self) -> None:
+        """Destroy the publishers and drop the model."""
+        for pub in (self.pub_response, self.pub_stream, self.pub_intent, self.pub_diag):
+            self.node.destroy_lifecycle_publisher(pub)
+        self.assistant = self.watchdog = None
+
+    def reconfigure(self) -> None:
+        """Apply live parameter changes to the watchdog, the cloud client and the breaker."""
+        p = self.p
+        self.watchdog.config = startup.watchdog_config(p, self.assistant)
+        if self.cloud.config.base_url != p["cloud.base_url"]:
+            self.breaker.reset()  # a new endpoint starts with a closed circuit
+        self.cloud.config = startup.cloud_config(p)
+        self.breaker.configure(p["cloud.breaker_failures"], p["cloud.breaker_reset_s"])
+        self.sessions.max_turns, self.sessions.ttl_s = p["session.max_turns"], p["session.ttl_s"]
+        self.sessions.max_sessions = p["session.max_sessions"]
+
+    # ---- transcript callbacks (executor threads: cheap work only) -----------------------------------------
+    def stop_reflex(self, received: float, text: str, is_final: bool, language: str, session_id: str,
+                    utterance_id: str) -> None:
+        """Publish the stop intent now; answer a final transcript with the reflex's Response."""
+        outcome = Outcome(OK, REFLEX, say(STOPPING, language), language, intent="stop", confidence=1.0,
+                          strategy="reflex")
+        with self._epoch_lock:  # no motion intent can be published between the epoch bump and the stop
+            if self.p["reflex.cancel_pending"]:
+                self.stop_epoch += 1
+            epoch = self.stop_epoch
+            fire = self.node.reflex.first_fire(utterance_id)
+            if fire:
+                self.pub_intent.publish(answers.stop_intent(self._stamp(), utterance_id, session_id))
+        if fire:
+            self.stats.record_stop((time.monotonic() - received) * 1000.0)
+            self.log.warn(f"stop reflex: {text[:40]!r} ({utterance_id})")
+        if is_final:
+            self._finish(Job(utterance_id, session_id, text, language, received, epoch), outcome)
+
+    def submit(self, received: float, text: str, language: str, session_id: str, utterance_id: str) -> None:
+        """Check the input and queue it for the model; answer ERROR or REJECTED at once if that fails."""
+        job = Job(utterance_id, session_id, text, language, received, self.stop_epoch)
+        problem = answers.input_problem(text, self.p["input.max_chars"])
+        if problem:
+            self._finish(job, Outcome(ERROR, NODE, say(NOT_UNDERSTOOD, language), language, error=problem))
+        elif self.worker is None or not self.worker.submit(job):
+            limit = self.p["queue.max_size"]
+            self._finish(job, Outcome(REJECTED, NODE, say(BUSY, language), language,
+                                      error=f"overloaded: {limit} transcripts already waiting (queue.max_size="
+                                            f"{limit}); retry later or raise queue.max_size"))
+
+    # ---- model worker thread ------------------------------------------------------------------------------
+    def _superseded(self, job: Job) -> bool:
+        return self.stopping or (self.p["reflex.cancel_pending"] and job.epoch != self.stop_epoch)
+
+    def _process(self, job: Job) -> None:
+        """Answer one job on the edge, or hand it to the cloud pool; never raises."""
+        try:
+            if self._superseded(job):
+                self._reject(job, SUPERSEDED)
+                return
+            req = Request(job.text, job.language, self.sessions.history(job.session_id), job.session_id,
+                          strategy=self.p["strategy"], max_new_tokens=self.p["max_new_tokens"])
+            result = self.watchdog.edge(req, on_text=lambda text: self._stream(job, text),
+                                        cancel=lambda: self._superseded(job))
+            if isinstance(result, Deferral):
+                self._defer(job, req, result)
+            else:
+                self._finish(job, result, req)
+        except Exception as exc:  # noqa: BLE001 - one bad request must not take the node down
+            self._fail(job, exc)
+
+    def _defer(self, job: Job, req: Request, deferral: Deferral) -> None:
+        """Run the cloud request on the pool (or inline when the cloud is off) and finish the job."""
+        if not self.p["cloud.enabled"]:
+            self._finish(job, self.watchdog.defer(req, deferral), req)
+            return
+        limit = self.p["cloud.max_pending"]
+        if self.pool is None or not self.pool.submit(job, lambda: self._cloud(job, req, deferral), limit):
+            reason = f"{deferral.reason}; cloud busy (cloud.max_pending={limit} requests already waiting)"
+            self._finish(job, self.watchdog.fallback(req, reason), req)
+
+    def _cloud(self, job: Job, req: Request, deferral: Deferral) -> None:
+        try:
+            self._finish(job, self.watchdog.defer(req, deferral), req)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(job, exc)
+
+    def _stream(self, job: Job, text: str) -> None:
+        """Publish the reply text so far as a partial Response."""
+        if job.done:
+            return
+        try:
+            partial = Outcome(OK, EDGE, text, job.language, strategy=self.p["strategy"])
+            msg = answers.response(self._stamp(), job.utterance_id, job.session_id, partial, is_final=False,
+                                   seq=job.stream_seq, latency_ms=(time.monotonic() - job.received) * 1000.0)
+            job.stream_seq += 1
+            self.pub_stream.publish(msg)
+        except Exception as exc:  # noqa: BLE001 - a failed partial must not abort the decode
+            self.log.warn(f"partial response not published: {exc}")
+
+    # ---- the one final answer -----------------------------------------------------------------------------
+    def _finish(self, job: Job, outcome: Outcome, req: Request | None = None) -> None:
+        """Publish the one final Response of `job` (and its intent when answered); never raises."""
+        if not job.claim():
+            return
+        try:
+            self._publish_final(job, outcome, req)
+        except Exception as exc:  # noqa: BLE001 - still answer, with the reason
+            self.log.error(f"answering {job.utterance_id} failed: {exc.__class__.__name__}: {exc}")
+            error = Outcome(ERROR, NODE, "", job.language, error=f"internal error while answering: {exc}")
+            with contextlib.suppress(Exception):  # e.g. the context is already shut down (Ctrl-C)
+                self.pub_response.publish(answers.response(self._stamp(), job.utterance_id, job.session_id, error,
+                                                           is_final=True, seq=job.stream_seq, latency_ms=0.0))
+
+    def _publish_final(self, job: Job, outcome: Outcome, req: Request | None) -> None:
+        if outcome.status == REJECTED and outcome.error == "cancelled":
+            outcome.error = "node stopping" if self.stopping else SUPERSEDED
+        answered = outcome.status in (OK, DEFERRED)
+        if answered and outcome.intent not in self.schema:
+            outcome.error = f"intent {outcome.intent!r} is not in the schema: replaced by none"
+            outcome.intent, outcome.slots = "none", {}
+        with self._epoch_lock:  # decide and publish atomically with respect to a stop (see stop_reflex)
+            if answered and outcome.source != REFLEX and self._superseded(job):
+                outcome, answered = Outcome(REJECTED, NODE, "", job.language, error=SUPERSEDED), False
+            stamp = self._stamp()
+            if answered and outcome.source != REFLEX:
+                self.pub_intent.publish(answers.intent(stamp, job.utterance_id, job.session_id, outcome,
+                                                       self.schema))
+                if self.schema[outcome.intent].safety and self.p["reflex.cancel_pending"]:
+                    self.stop_epoch += 1  # a stop from the model also supersedes pending motion
+        if answered and req is not None:
+            self.sessions.add(job.session_id, Turn(job.text, outcome.text, outcome.raw))
+        latency_ms = (time.monotonic() - job.received) * 1000.0
+        self.pub_response.publish(answers.response(stamp, job.utterance_id, job.session_id, outcome, is_final=True,
+                                                   seq=job.stream_seq, latency_ms=latency_ms))
+        self.stats.record(outcome.status, outcome.source, latency_ms, outcome.tokens, outcome.forwards)
+        if not answered:
+            self.log.info(f"{outcome.status} {job.utterance_id}: {outcome.error}")
+
+    def _reject(self, job: Job, reason: str) -> None:
+        self._finish(job, Outcome(REJECTED, NODE, "", job.language, error=reason))
+
+    def _fail(self, job: Job, exc: Exception) -> None:
+        if isinstance(exc, InputError):
+            self._finish(job, Outcome(ERROR, NODE, say(NOT_UNDERSTOOD, job.language), job.language, error=str(exc)))
+            return
+        self.log.error(f"internal error on {job.utterance_id}: {exc.__class__.__name__}: {exc}")
+        self._finish(job, Outcome(ERROR, NODE, say(APOLOGY, job.language), job.language,
+                                  error=f"internal error: {exc.__class__.__name__}: {exc}"))
+
+    # ---- diagnostics ----------------------------------------------------------------------------------------
+    def publish_diagnostics(self) -> None:
+        """Publish latency percentiles, tokens per forward, queue depth, circuit state and counts."""
+        try:
+            self._publish_diagnostics()
+        except Exception as exc:  # noqa: BLE001 - diagnostics must not stop the executor
+            self.log.warn(f"diagnostics not published: {exc.__class__.__name__}: {exc}")
+
+    def _publish_diagnostics(self) -> None:
+        depth = self.worker.depth if self.worker is not None else 0
+        extra = {"queue_depth": depth, "queue_max": self.p["queue.max_size"], "cloud_circuit": self.breaker.state,
+                 "cloud_enabled": self.p["cloud.enabled"], "cloud_pending": self.pool.pending if self.pool else 0,
+                 "cloud_calls": self.cloud.calls, "cloud_failures": self.cloud.failures,
+                 "strategy": self.p["strategy"], "sessions": len(self.sessions)}
+        cache_stats = getattr(self.assistant, "cache_stats", None)
+        if callable(cache_stats):
+            extra.update({f"cache_{key}": value for key, value in cache_stats().items()})
+        level, message = diagnostics.level_for(depth, self.p["queue.max_size"], self.breaker.state,
+                                               self.p["cloud.enabled"])
+        self.pub_diag.publish(diagnostics.build(self.node.get_name(), self._stamp(), self.stats.snapshot(), extra,
+                                                level, message))
+
+    def _stamp(self):
+        return self.node.get_clock().now().to_msg()
+

@@ -1,0 +1,1 @@
+"""Run-time side (numpy + onnxruntime + tokenizers): artifacts, ORT sessions, text format, constraints."""

@@ -1,0 +1,133 @@
+"""Schema-constrained header decoding (docs/architecture.md, "Constrained header decoding").
+
+The header can only spell an intent of the schema, its slot names in schema order, and for each value:
+a span of the user's tokens (text), a schema value (enum) or digits (number). The reply is unconstrained.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from globalgen_ros.runtime.format import MAX_NUMBER_DIGITS
+from globalgen_ros.schema import Schema
+
+
+@dataclass(frozen=True)
+class State:
+    phase: str = "start"  # start | intent | slot | value | reply | done
+    intent: int = -1      # index of the intent in the schema (set when its name is complete)
+    slot: int = -1        # index (in the intent) of the slot being / last filled
+    prefix: tuple[int, ...] = ()  # tokens of the current name or value so far
+    ends: tuple[int, ...] = ()    # text values: user positions where a copy of prefix ends
+
+
+class Trie:
+    """Token-sequence trie: which tokens may follow a prefix, and which prefixes are complete words."""
+
+    def __init__(self, words: dict[tuple[int, ...], int]):
+        self.words = words  # token sequence -> payload (index)
+        self.children: dict[tuple[int, ...], set[int]] = {}
+        for seq in words:
+            for i in range(len(seq)):
+                self.children.setdefault(seq[:i], set()).add(seq[i])
+
+    def next(self, prefix: tuple[int, ...]) -> set[int]:
+        return self.children.get(prefix, set())
+
+    def complete(self, prefix: tuple[int, ...]) -> int | None:
+        return self.words.get(prefix)
+
+
+class HeaderConstraint:
+    def __init__(self, schema: Schema, tokenizer, user_token_ids: list[int]):
+        self.schema, self.tok = schema, tokenizer
+        self.user = [int(t) for t in user_token_ids]
+        self.intent_trie = Trie({tuple(tokenizer.encode(i.name)): k for k, i in enumerate(schema.intents)})
+        self.slot_tries = [[Trie({tuple(tokenizer.encode(s.name)): j for j, s in enumerate(i.slots) if j > last})
+                            for last in range(-1, len(i.slots))] for i in schema.intents]
+        self.enum_tries = [[Trie({tuple(tokenizer.encode(v)): n for n, v in enumerate(s.values)})
+                            if s.type == "enum" else None for s in i.slots] for i in schema.intents]
+        # a copied span starts at a visible token on a character boundary and ends on a character boundary
+        mid = [tokenizer.starts_mid_character(t) for t in self.user] + [False]
+        self.copy_starts = tuple(p for p, t in enumerate(self.user) if not mid[p] and tokenizer.token_text(t).strip())
+        self.char_end = tuple(not mid[p + 1] for p in range(len(self.user)))
+        self._cache: dict[State, np.ndarray | None] = {}
+
+    def start(self) -> State:
+        return State()
+
+    def forced(self, state: State) -> int | None:
+        allowed = self.allowed(state)
+        return int(allowed[0]) if allowed is not None and len(allowed) == 1 else None
+
+    def allowed(self, state: State) -> np.ndarray | None:
+        """Return the sorted allowed token ids, or None in the (unconstrained) reply."""
+        if state.phase == "reply":
+            return None
+        if state not in self._cache:
+            self._cache[state] = np.array(sorted(self._allowed(state)), dtype=np.int64)
+        return self._cache[state]
+
+    def _terminators(self, intent: int, slot: int) -> set[int]:
+        """Tokens that may close a name/value: another slot (if any is left) or the reply."""
+        more = slot + 1 < len(self.schema.intents[intent].slots)
+        return {self.tok.reply} | ({self.tok.slot} if more else set())
+
+    def _allowed(self, s: State) -> set[int]:
+        tok = self.tok
+        if s.phase == "start":
+            return {tok.intent}
+        if s.phase == "done":
+            return set()
+        if s.phase == "intent":
+            out = set(self.intent_trie.next(s.prefix))
+            k = self.intent_trie.complete(s.prefix)
+            return out | (self._terminators(k, -1) if k is not None else set())
+        if s.phase == "slot":
+            trie = self.slot_tries[s.intent][s.slot + 1]
+            return set(trie.next(s.prefix)) | ({tok.value} if trie.complete(s.prefix) is not None else set())
+        # value
+        slot = self.schema.intents[s.intent].slots[s.slot]
+        done = self._terminators(s.intent, s.slot)
+        if slot.type == "number":
+            digits = set(tok.digit_ids) if len(s.prefix) < MAX_NUMBER_DIGITS else set()
+            return digits | (done if s.prefix else set())
+        if slot.type == "enum":
+            trie = self.enum_tries[s.intent][s.slot]
+            return set(trie.next(s.prefix)) | (done if trie.complete(s.prefix) is not None else set())
+        if not s.prefix:
+            return {self.user[p] for p in self.copy_starts}
+        can_end = any(self.char_end[p] for p in s.ends)
+        return {self.user[p + 1] for p in s.ends if p + 1 < len(self.user)} | (done if can_end else set())
+
+    def advance(self, state: State, token_id: int) -> State:
+        """Return the state after token_id (ValueError if the token is not allowed)."""
+        t, tok, s = int(token_id), self.tok, state
+        if s.phase == "reply":
+            return State("done", s.intent) if t == tok.end else s
+        allowed = self.allowed(s)
+        if t not in set(allowed.tolist()):
+            raise ValueError(f"token {t} ({tok.token_text(t)!r}) is not allowed in header phase {s.phase!r}")
+        if s.phase == "start":
+            return State("intent")
+        if s.phase == "intent":
+            k = self.intent_trie.complete(s.prefix)
+            if k is not None and t in (tok.slot, tok.reply) and t not in self.intent_trie.next(s.prefix):
+                return State("slot", k, -1) if t == tok.slot else State("reply", k)
+            return State("intent", prefix=s.prefix + (t,))
+        if s.phase == "slot":
+            trie = self.slot_tries[s.intent][s.slot + 1]
+            if t == tok.value and t not in trie.next(s.prefix):
+                return State("value", s.intent, trie.complete(s.prefix))
+            return State("slot", s.intent, s.slot, s.prefix + (t,))
+        # value: a terminator closes it, anything else extends it
+        slot = self.schema.intents[s.intent].slots[s.slot]
+        if s.prefix and t in (tok.slot, tok.reply):  # user tokens are never special: this closes the value
+            return State("slot", s.intent, s.slot) if t == tok.slot else State("reply", s.intent, s.slot)
+        if slot.type == "text":
+            ends = (tuple(p for p in self.copy_starts if self.user[p] == t) if not s.prefix
+                    else tuple(p + 1 for p in s.ends if p + 1 < len(self.user) and self.user[p + 1] == t))
+            return State("value", s.intent, s.slot, s.prefix + (t,), ends)
+        return State("value", s.intent, s.slot, s.prefix + (t,))

@@ -1,0 +1,95 @@
+"""ONNX Runtime sessions of the decoder and its extra heads (docs/architecture.md, "ONNX interface")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import onnxruntime as ort
+
+from globalgen_ros.runtime.artifacts import ModelArtifactError, ModelArtifacts, load_artifacts
+
+MASKED = -1e4  # additive attention mask value of a hidden position
+
+
+@dataclass(frozen=True)
+class ModelDims:
+    n_layers: int
+    n_heads: int
+    head_dim: int
+    hidden_size: int
+    vocab_size: int
+    n_extra_heads: int
+    max_len: int
+
+    @property
+    def kv_row_shape(self) -> tuple[int, int, int, int]:
+        return (self.n_layers, 2, self.n_heads, self.head_dim)  # one token's K and V, all layers
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> ModelDims:
+        n_heads = cfg["num_attention_heads"]
+        return cls(n_layers=cfg["num_hidden_layers"], n_heads=n_heads,
+                   head_dim=cfg.get("head_dim") or cfg["hidden_size"] // n_heads, hidden_size=cfg["hidden_size"],
+                   vocab_size=cfg["vocab_size"], n_extra_heads=cfg.get("num_extra_heads", 0),
+                   max_len=cfg.get("max_position_embeddings", 512))
+
+
+def session_options(threads: int, spin: bool = False) -> ort.SessionOptions:
+    """Return options for latency: `threads` intra-op threads, sequential execution, all graph optimisations.
+
+    Spinning worker threads are off by default: on a shared CPU (a robot runs perception and planning too) they
+    made forwards 3-5x slower in median; measured on this machine with other processes running.
+    """
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = max(1, int(threads))
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.log_severity_level = 3
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+    return opts
+
+
+def open_session(path, threads: int, spin: bool = False) -> ort.InferenceSession:
+    try:
+        return ort.InferenceSession(str(path), session_options(threads, spin), providers=["CPUExecutionProvider"])
+    except Exception as e:  # ORT raises its own exception types for unreadable models
+        raise ModelArtifactError(f"model file corrupt: ONNX Runtime cannot load {path} ({e}). Re-export the model "
+                                 f"(`globalgen export`) or restore it from git.") from e
+
+
+class OnnxModel:
+    """The int8 decoder (k new tokens against a KV cache) and the multi-token heads."""
+
+    def __init__(self, artifacts: ModelArtifacts | str | None = None, *, threads: int = 2, spin: bool = False,
+                 decoder_file: str = "model.int8.onnx", heads_file: str = "heads.int8.onnx"):
+        if not isinstance(artifacts, ModelArtifacts):
+            artifacts = load_artifacts(artifacts, required=("config.json", decoder_file, heads_file))
+        self.artifacts = artifacts
+        self.dims = ModelDims.from_config(artifacts.config)
+        self.threads = threads
+        self.decoder = open_session(artifacts.path(decoder_file), threads, spin)
+        self.heads_session = (open_session(artifacts.path(heads_file), threads, spin)
+                              if self.dims.n_extra_heads else None)
+        # Per-tensor activation quantization makes a token's logits depend on the other tokens of its forward.
+        self.row_independent = b"DynamicQuantizeLinear" not in artifacts.path(decoder_file).read_bytes()
+        self._empty_kv = np.zeros((0, *self.dims.kv_row_shape), np.float32)
+
+    def forward(self, input_ids: np.ndarray, position_ids: np.ndarray, mask: np.ndarray,
+                past_kv: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run k new tokens; return logits (1, k, V), hidden (1, k, d), new_kv (k, L, 2, H, D).
+
+        input_ids, position_ids: (1, k) int64; mask: (1, 1, k, P + k) float32 additive; past_kv: (P, L, 2, H, D)
+        float32 and C-contiguous (ORT reads it in place; no copy is made here).
+        """
+        feeds = {"input_ids": input_ids, "position_ids": position_ids, "attention_mask": mask,
+                 "past_kv": self._empty_kv if past_kv is None else past_kv}
+        logits, hidden, new_kv = self.decoder.run(None, feeds)
+        return logits, hidden, new_kv
+
+    def heads(self, hidden: np.ndarray) -> np.ndarray:
+        """Return head logits (n, K, V) for final hidden states (n, d); head j predicts the token j + 2 ahead."""
+        if self.heads_session is None:
+            raise RuntimeError("this model has no extra heads (num_extra_heads = 0)")
+        return self.heads_session.run(None, {"hidden": np.ascontiguousarray(hidden, dtype=np.float32)})[0]

@@ -1,0 +1,166 @@
+"""Load and validate the intent schema (config/intents.yaml)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+SLOT_TYPES = ("text", "enum", "number")
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+VALUE_RE = re.compile(r"^[A-Za-z0-9_\-]+$")
+
+
+class SchemaError(ValueError):
+    """The intent schema is missing or invalid; the message names the file and the offending entry."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    type: str
+    values: tuple[str, ...] = ()
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Intent:
+    name: str
+    slots: tuple[Slot, ...] = ()
+    description: str = ""
+    requires_confirmation: bool = False
+    safety: bool = False
+
+    def slot(self, name: str) -> Slot:
+        for s in self.slots:
+            if s.name == name:
+                return s
+        raise KeyError(f"intent {self.name!r} has no slot {name!r}")
+
+
+@dataclass(frozen=True)
+class Schema:
+    intents: tuple[Intent, ...]
+    path: str = ""
+    _by_name: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        self._by_name.update({i.name: i for i in self.intents})
+
+    @property
+    def names(self) -> list[str]:
+        return [i.name for i in self.intents]
+
+    def __getitem__(self, name: str) -> Intent:
+        return self._by_name[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name
+
+    def validate_output(self, intent: str, slots: dict[str, str]) -> list[str]:
+        """Return the problems of a predicted (intent, slots) pair against the schema (empty = valid)."""
+        if intent not in self:
+            return [f"unknown intent {intent!r}"]
+        problems = []
+        spec = self[intent]
+        for name, value in slots.items():
+            try:
+                slot = spec.slot(name)
+            except KeyError as e:
+                problems.append(str(e.args[0]))
+                continue
+            if slot.type == "enum" and value not in slot.values:
+                problems.append(f"slot {name!r}: {value!r} is not one of {list(slot.values)}")
+            if slot.type == "number" and not value.isdigit():
+                problems.append(f"slot {name!r}: {value!r} is not a number")
+        return problems
+
+
+def default_schema_path() -> Path:
+    """Return config/intents.yaml of the source tree, or of the installed share/globalgen_ros."""
+    candidates = [Path(__file__).resolve().parent.parent / "config" / "intents.yaml",
+                  Path(sys.prefix) / "share" / "globalgen_ros" / "config" / "intents.yaml"]
+    for path in candidates:
+        if path.is_file():
+            return path
+    return candidates[0]
+
+
+def _slot(where: str, name: str, spec) -> Slot:
+    if not NAME_RE.match(str(name)):
+        raise SchemaError(f"{where}: slot name {name!r} must match {NAME_RE.pattern}")
+    if not isinstance(spec, dict):
+        raise SchemaError(f"{where}.{name}: expected a mapping like {{type: text}}, got {spec!r}")
+    unknown = set(spec) - {"type", "values", "optional", "description"}
+    if unknown:
+        raise SchemaError(f"{where}.{name}: unknown keys {sorted(unknown)}")
+    kind = spec.get("type")
+    if kind not in SLOT_TYPES:
+        raise SchemaError(f"{where}.{name}: type must be one of {list(SLOT_TYPES)}, got {kind!r}")
+    values = spec.get("values", [])
+    if kind == "enum":
+        if not isinstance(values, list) or not values:
+            raise SchemaError(f"{where}.{name}: an enum slot needs a non-empty list `values`")
+        values = [str(v) if not isinstance(v, bool) else ("on" if v else "off") for v in values]
+        bad = [v for v in values if not VALUE_RE.match(v)]
+        if bad:
+            raise SchemaError(f"{where}.{name}: enum values must match {VALUE_RE.pattern}: {bad}")
+        if len(set(values)) != len(values):
+            raise SchemaError(f"{where}.{name}: duplicate enum values in {values}")
+    elif values:
+        raise SchemaError(f"{where}.{name}: only enum slots take `values`")
+    optional = spec.get("optional", False)
+    if not isinstance(optional, bool):
+        raise SchemaError(f"{where}.{name}: optional must be true or false")
+    return Slot(str(name), kind, tuple(values), optional)
+
+
+def _intent(name: str, spec) -> Intent:
+    where = f"intents.{name}"
+    if not NAME_RE.match(str(name)):
+        raise SchemaError(f"{where}: intent name must match {NAME_RE.pattern}")
+    spec = spec or {}
+    if not isinstance(spec, dict):
+        raise SchemaError(f"{where}: expected a mapping, got {spec!r}")
+    unknown = set(spec) - {"slots", "description", "requires_confirmation", "safety"}
+    if unknown:
+        raise SchemaError(f"{where}: unknown keys {sorted(unknown)}")
+    slots = spec.get("slots") or {}
+    if not isinstance(slots, dict):
+        raise SchemaError(f"{where}.slots: expected a mapping of slot name to spec")
+    flags = {k: spec.get(k, False) for k in ("requires_confirmation", "safety")}
+    for k, v in flags.items():
+        if not isinstance(v, bool):
+            raise SchemaError(f"{where}.{k}: must be true or false, got {v!r}")
+    return Intent(str(name), tuple(_slot(f"{where}.slots", n, s) for n, s in slots.items()),
+                  str(spec.get("description", "")), **flags)
+
+
+def parse_schema(data, path: str = "<schema>") -> Schema:
+    """Validate a parsed YAML document and return the Schema."""
+    try:
+        if not isinstance(data, dict) or not isinstance(data.get("intents"), dict) or not data["intents"]:
+            raise SchemaError("top level must be a mapping with a non-empty `intents` mapping")
+        intents = tuple(_intent(n, s) for n, s in data["intents"].items())
+        if "none" not in data["intents"]:
+            raise SchemaError("intents: the fallback intent `none` is required")
+        if intents[[i.name for i in intents].index("none")].slots:
+            raise SchemaError("intents.none: the fallback intent takes no slots")
+    except SchemaError as e:
+        raise SchemaError(f"{path}: {e}") from None
+    return Schema(intents, str(path))
+
+
+def load_schema(path: str | Path | None = None) -> Schema:
+    """Load and validate an intent schema (default: config/intents.yaml)."""
+    path = Path(path) if path else default_schema_path()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SchemaError(f"{path}: schema file not found (pass --schema or restore config/intents.yaml)") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise SchemaError(f"{path}: not valid YAML: {e}") from None
+    return parse_schema(data, str(path))

@@ -1,0 +1,40 @@
+"""Guess the user's language from the text, and the node's own short sentences in zh-CN and en-US."""
+
+from __future__ import annotations
+
+ZH, EN = "zh-CN", "en-US"
+
+APOLOGY = {
+    ZH: "抱歉，我现在无法处理这个请求，请稍后再试。",
+    EN: "Sorry, I can't handle that right now. Please try again later.",
+}
+STOPPING = {ZH: "好的，马上停下。", EN: "Stopping now."}
+BUSY = {ZH: "抱歉，我正忙，请稍后再说一遍。", EN: "Sorry, I'm busy. Please say that again in a moment."}
+NOT_UNDERSTOOD = {ZH: "抱歉，我没有听清。", EN: "Sorry, I didn't catch that."}
+DECLINED = {ZH: "抱歉，这个我做不到。", EN: "Sorry, I can't do that."}
+
+
+def is_cjk(ch: str) -> bool:
+    """Return True for a Chinese/Japanese ideograph or CJK punctuation."""
+    code = ord(ch)
+    return (0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0x20000 <= code <= 0x2A6DF
+            or 0xF900 <= code <= 0xFAFF or 0x3000 <= code <= 0x303F or 0xFF00 <= code <= 0xFFEF)
+
+
+def detect_language(text: str, default: str = EN) -> str:
+    """Return zh-CN if the text has CJK ideographs, en-US if it has Latin letters, else `default`."""
+    if any(is_cjk(ch) for ch in text):
+        return ZH
+    if any(ch.isascii() and ch.isalpha() for ch in text):
+        return EN
+    return default
+
+
+def base_language(tag: str) -> str:
+    """Map a BCP-47 tag (zh, zh-TW, en-GB, ...) to the language we have sentences for."""
+    return ZH if tag.lower().startswith("zh") else EN
+
+
+def say(table: dict[str, str], language: str) -> str:
+    """Return the sentence of `table` in the user's language."""
+    return table[base_language(language)]

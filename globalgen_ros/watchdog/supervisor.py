@@ -1,0 +1,126 @@
+"""Answer one utterance on the edge model, or defer it to the cloud when the watchdog rules say so."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from globalgen_ros.watchdog.cloud import CloudClient, CloudError
+from globalgen_ros.watchdog.cloud_format import build_messages, parse_answer
+from globalgen_ros.watchdog.language import APOLOGY, say
+
+OK, DEFERRED, FALLBACK, REJECTED, ERROR = "ok", "deferred_to_cloud", "fallback", "rejected", "error"
+EDGE, CLOUD, NODE, REFLEX = "edge", "cloud", "node", "reflex"
+
+
+@dataclass
+class WatchdogConfig:
+    max_edge_tokens: int = 256   # prompt + session history above this goes to the cloud at once
+    deadline_ms: float = 400.0   # edge decode running longer is cancelled and deferred
+    min_confidence: float = 0.0  # intent confidence below this is deferred (0 = never)
+    cloud_enabled: bool = False
+    max_edge_chars: int = 1000   # the edge model refuses longer transcripts (assistant.MAX_TEXT_CHARS)
+
+
+@dataclass
+class Turn:
+    user: str
+    reply: str       # spoken reply text (what the cloud sees as history)
+    raw: str = ""    # edge model output (header + reply) for edge history; empty for cloud answers
+
+
+@dataclass
+class Request:
+    text: str
+    language: str
+    history: list[Turn] = field(default_factory=list)
+    session_id: str = ""
+    strategy: str | None = None
+    max_new_tokens: int = 64
+
+
+@dataclass
+class Outcome:
+    status: str
+    source: str
+    text: str
+    language: str
+    intent: str = "none"
+    slots: dict[str, str] = field(default_factory=dict)
+    confidence: float = 0.0
+    error: str = ""            # why, when status is not OK (for DEFERRED: why it was deferred)
+    strategy: str = ""
+    tokens: int = 0
+    forwards: int = 0
+    ttft_ms: float = 0.0
+    raw: str = ""
+
+
+@dataclass
+class Deferral:
+    reason: str               # human-readable: which rule fired and with what numbers
+    partial: str = ""         # edge text produced before the deadline (never published as final)
+
+
+class Watchdog:
+    """Apply the deferral rules around Assistant.respond and turn cloud answers into schema intents."""
+
+    def __init__(self, assistant, schema, cloud: CloudClient | None, config: WatchdogConfig):
+        self.assistant = assistant
+        self.schema = schema
+        self.cloud = cloud
+        self.config = config
+
+    def answer(self, req: Request, on_text: Callable[[str], None] | None = None,
+               cancel: Callable[[], bool] | None = None) -> Outcome:
+        """Return the final outcome for `req`: edge answer, cloud answer, fallback or error."""
+        result = self.edge(req, on_text, cancel)
+        return self.defer(req, result) if isinstance(result, Deferral) else result
+
+    def edge(self, req: Request, on_text: Callable[[str], None] | None = None,
+             cancel: Callable[[], bool] | None = None) -> Outcome | Deferral:
+        """Run the edge model under the rules; return its outcome or a Deferral saying why not."""
+        cfg = self.config
+        history = [(turn.user, turn.raw) for turn in req.history if turn.raw]
+        if len(req.text) > cfg.max_edge_chars:
+            return Deferral(f"long context: {len(req.text)} characters > the edge model's {cfg.max_edge_chars}")
+        n = self.assistant.prompt_tokens(req.text, history)
+        if n > cfg.max_edge_tokens:
+            return Deferral(f"long context: {n} prompt tokens > watchdog.max_edge_tokens={cfg.max_edge_tokens}")
+        start = time.monotonic()
+        reply = self.assistant.respond(req.text, history=history, session_id=req.session_id,
+                                       strategy=req.strategy, max_new_tokens=req.max_new_tokens, on_text=on_text,
+                                       deadline=start + cfg.deadline_ms / 1000.0, cancel=cancel)
+        if reply.finish_reason == "cancelled":
+            return Outcome(REJECTED, NODE, "", req.language, error="cancelled", strategy=reply.strategy,
+                           tokens=reply.tokens, forwards=reply.forwards)
+        if reply.finish_reason == "deadline":
+            elapsed = (time.monotonic() - start) * 1000.0
+            return Deferral(f"deadline: edge decode passed watchdog.deadline_ms={cfg.deadline_ms:g} "
+                            f"({elapsed:.0f} ms, {reply.tokens} tokens)", reply.text)
+        if cfg.cloud_enabled and reply.confidence < cfg.min_confidence:
+            return Deferral(f"low confidence: intent {reply.intent} at {reply.confidence:.2f} "
+                            f"< watchdog.min_confidence={cfg.min_confidence:g}")
+        return Outcome(OK, EDGE, reply.text, req.language, intent=reply.intent,
+                       slots=dict(reply.slots), confidence=reply.confidence, strategy=reply.strategy,
+                       tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms, raw=reply.raw)
+
+    def defer(self, req: Request, deferral: Deferral) -> Outcome:
+        """Ask the cloud; on any failure return a FALLBACK apology in the user's language."""
+        if not self.config.cloud_enabled or self.cloud is None:
+            return self.fallback(req, f"{deferral.reason}; cloud disabled (cloud.enabled is false)")
+        messages = build_messages(self.schema, req.text, req.language,
+                                  [(turn.user, turn.reply) for turn in req.history])
+        try:
+            answer = parse_answer(self.cloud.chat(messages), self.schema, req.language)
+        except CloudError as exc:
+            return self.fallback(req, f"{deferral.reason}; cloud failed: {exc}")
+        error = "; ".join([f"deferred: {deferral.reason}", *answer.notes])
+        return Outcome(DEFERRED, CLOUD, answer.text, req.language, intent=answer.intent, slots=answer.slots,
+                       confidence=1.0 if answer.trusted else 0.0, error=error,
+                       strategy="cloud")
+
+    def fallback(self, req: Request, reason: str) -> Outcome:
+        """Return a FALLBACK outcome: a short apology in the user's language, `reason` as the error."""
+        return Outcome(FALLBACK, NODE, say(APOLOGY, req.language), req.language, error=reason, strategy="none")

@@ -1,0 +1,38 @@
+"""`globalgen eval` and `globalgen ask` on the shipped model; bad input files give a clear error."""
+
+import json
+
+from model_fixtures import DEFAULT_MODEL, REPO_ROOT
+
+from globalgen_ros.cli.main import main
+
+NATURAL = REPO_ROOT / "globalgen_ros" / "corpus" / "natural_cases.jsonl"
+
+
+def test_eval_json_and_predictions(tmp_path, capsys):
+    preds = tmp_path / "preds.jsonl"
+    rc = main(["eval", str(NATURAL), "--json", "--limit", "6", "--predictions", str(preds),
+               "--model-dir", str(DEFAULT_MODEL)])
+    assert rc == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["n"] == 6 and 0 <= result["intent_accuracy"] <= 1 and 0 <= result["slot_accuracy"] <= 1
+    rows = [json.loads(line) for line in preds.read_text().splitlines()]
+    assert len(rows) == 6 and {"intent", "slots", "response"} <= set(rows[0])
+
+
+def test_eval_rejects_a_bad_cases_file(tmp_path, capsys):
+    bad = tmp_path / "cases.jsonl"
+    bad.write_text('{"text": "stop", "intent": "stop", "slots": {}}\n{"text": 5}\n')
+    assert main(["eval", str(bad), "--model-dir", str(DEFAULT_MODEL)]) == 2
+    assert "cases.jsonl:2" in capsys.readouterr().err
+
+
+def test_ask_json(capsys):
+    assert main(["ask", "导航到首都机场", "--json", "--strategy", "ar", "--model-dir", str(DEFAULT_MODEL)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["intent"] == "navigate" and out["language"] == "zh" and out["tokens"] > 0
+
+
+def test_ask_empty_text_is_a_clear_error(capsys):
+    assert main(["ask", "   ", "--strategy", "ar", "--model-dir", str(DEFAULT_MODEL)]) == 2
+    assert "empty" in capsys.readouterr().err

@@ -1,0 +1,140 @@
+"""Cloud client, reply parsing and circuit breaker against a real HTTP server on 127.0.0.1 (no ROS)."""
+
+from __future__ import annotations
+
+import pytest
+from cloud_server import ChatServer, closed_port_url
+
+from globalgen_ros.schema import load_schema
+from globalgen_ros.watchdog.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
+from globalgen_ros.watchdog.cloud import CloudClient, CloudConfig, CloudError, parse_base_url
+from globalgen_ros.watchdog.cloud_format import build_messages, clean_text, parse_answer
+
+SCHEMA = load_schema()
+
+
+def client(base_url: str, breaker: CircuitBreaker | None = None, **kw) -> CloudClient:
+    cfg = CloudConfig(base_url=base_url, model="test-model", api_key_env="GG_TEST_CLOUD_KEY",
+                      timeout_s=kw.pop("timeout_s", 2.0), retries=kw.pop("retries", 0), backoff_s=0.01, **kw)
+    return CloudClient(cfg, breaker or CircuitBreaker(3, 60.0))
+
+
+@pytest.fixture
+def server():
+    with ChatServer() as srv:
+        yield srv
+
+
+def test_request_is_openai_compatible_and_sends_key(server, monkeypatch):
+    monkeypatch.setenv("GG_TEST_CLOUD_KEY", "sk-test-123")
+    server.reply = {"intent": "navigate", "slots": {"destination": "西单大悦城"}, "reply": "好的，导航到西单大悦城。"}
+    messages = build_messages(SCHEMA, "导航到西单大悦城", "zh-CN", [("你好", "你好！")])
+    content = client(server.base_url).chat(messages)
+    req = server.requests[-1]
+    assert req["path"] == "/v1/chat/completions"
+    assert req["headers"]["Authorization"] == "Bearer sk-test-123"
+    assert req["body"]["model"] == "test-model"
+    assert req["body"]["response_format"] == {"type": "json_object"}
+    roles = [m["role"] for m in req["body"]["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert "navigate(destination: text)" in req["body"]["messages"][0]["content"]
+    answer = parse_answer(content, SCHEMA, "zh-CN")
+    assert (answer.intent, answer.slots, answer.text) == ("navigate", {"destination": "西单大悦城"},
+                                                          "好的，导航到西单大悦城。")
+
+
+def test_no_key_no_header(server, monkeypatch):
+    monkeypatch.delenv("GG_TEST_CLOUD_KEY", raising=False)
+    client(server.base_url).chat([{"role": "user", "content": "hi"}])
+    assert "Authorization" not in server.requests[-1]["headers"]
+
+
+def test_connection_refused_is_cloud_error():
+    with pytest.raises(CloudError, match="unreachable"):
+        client(closed_port_url()).chat([{"role": "user", "content": "hi"}])
+
+
+def test_slow_server_times_out(server):
+    server.mode, server.delay_s = "slow", 2.0
+    with pytest.raises(CloudError, match="timed out"):
+        client(server.base_url, timeout_s=0.3).chat([{"role": "user", "content": "hi"}])
+
+
+def test_retry_after_server_error(server):
+    server.mode = "flaky"  # first request 500, second fine
+    content = client(server.base_url, retries=1).chat([{"role": "user", "content": "hi"}])
+    assert "Hello from the cloud" in content
+    assert len(server.requests) == 2
+
+
+def test_garbage_body_is_not_retried(server):
+    server.mode = "garbage_body"
+    with pytest.raises(CloudError, match="not JSON"):
+        client(server.base_url, retries=2).chat([{"role": "user", "content": "hi"}])
+    assert len(server.requests) == 1
+
+
+def test_breaker_opens_and_refuses_without_calling(server):
+    server.mode = "http_500"
+    c = client(server.base_url, breaker=CircuitBreaker(2, 60.0))
+    for _ in range(2):
+        with pytest.raises(CloudError, match="HTTP 500"):
+            c.chat([{"role": "user", "content": "hi"}])
+    assert c.breaker.state == OPEN
+    with pytest.raises(CloudError, match="circuit open"):
+        c.chat([{"role": "user", "content": "hi"}])
+    assert len(server.requests) == 2
+
+
+def test_breaker_half_open_probe():
+    now = [0.0]
+    b = CircuitBreaker(1, 10.0, clock=lambda: now[0])
+    b.record_failure()
+    assert b.state == OPEN and not b.allow()
+    now[0] = 10.5
+    assert b.state == HALF_OPEN
+    assert b.allow() and not b.allow()  # one probe at a time
+    b.record_failure()
+    assert b.state == OPEN and b.trips == 2
+    now[0] = 21.0
+    assert b.allow()
+    b.record_success()
+    assert b.state == CLOSED and b.allow()
+
+
+@pytest.mark.parametrize("content, intent, slots", [
+    ('{"intent": "unlock_all_doors", "slots": {}, "reply": "Unlocking all doors."}', "none", {}),
+    ('```json\n{"intent": "window", "slots": {"action": "explode", "position": "rear"}, "reply": "OK"}\n```',
+     "window", {"position": "rear"}),
+    ('Sure! {"intent": "set_temperature", "slots": {"temperature": 22, "zone": "driver", "x": 1}, "reply": "OK"}',
+     "set_temperature", {"temperature": "22", "zone": "driver"}),
+    ('{"intent": "set_temperature", "slots": {"temperature": "twenty"}, "reply": "OK"}', "set_temperature", {}),
+    ('{"intent": ["navigate"], "slots": "x", "reply": "OK"}', "none", {}),
+    ("I am just text, not JSON.", "none", {}),
+])
+def test_parse_keeps_only_schema_content(content, intent, slots):
+    answer = parse_answer(content, SCHEMA, "en-US")
+    assert answer.intent == intent and answer.slots == slots
+    assert answer.intent in SCHEMA
+
+
+def test_unknown_intent_reply_is_replaced():
+    answer = parse_answer('{"intent": "unlock_all_doors", "reply": "Unlocking all doors."}', SCHEMA, "en-US")
+    assert "Unlocking" not in answer.text and not answer.trusted and answer.notes
+
+
+@pytest.mark.parametrize("content", ["", "   ", "\x00\x01\x02", '{"intent": "navigate", "slots": {}}',
+                                     '{"intent": "none", "reply": 42}'])
+def test_unusable_content_raises(content):
+    with pytest.raises(CloudError):
+        parse_answer(content, SCHEMA, "en-US")
+
+
+def test_clean_text_drops_control_characters():
+    assert clean_text("a\u202eb\x07c\n d", 100) == "abc d"
+
+
+@pytest.mark.parametrize("url", ["ftp://x/v1", "127.0.0.1:8000", "http:///v1", "http://h/v1?x=1"])
+def test_bad_base_url(url):
+    with pytest.raises(ValueError):
+        parse_base_url(url)

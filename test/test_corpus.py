@@ -1,0 +1,83 @@
+"""The corpus builder is seeded, covers every intent in both languages, and its eval split is held out."""
+
+import json
+import random
+
+from model_fixtures import schema, small_corpus  # noqa: F401
+
+from globalgen_ros.corpus.build import TEXT_KINDS, Builder, all_templates, split_templates
+from globalgen_ros.corpus.noise import en_number, zh_number
+from globalgen_ros.runtime.format import detect_language
+
+NATURAL = "globalgen_ros/corpus/natural_cases.jsonl"
+
+
+def read(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def free_text_values(slots: dict, schema, intent: str) -> set[str]:
+    return {v.casefold() for k, v in slots.items() if schema[intent].slot(k).type == "text"}
+
+
+def test_eval_split_shares_no_template_and_no_slot_value(small_corpus, schema):
+    train_templates, train_values = set(), set()
+    for dialogue in read(small_corpus / "train.jsonl"):
+        for t in dialogue["turns"]:
+            train_templates.add(t["template"])
+            train_values |= free_text_values(t["slots"], schema, t["intent"])
+    eval_cases = read(small_corpus / "eval.jsonl")
+    eval_templates = {c["template"] for c in eval_cases}
+    eval_values = set().union(*(free_text_values(c["slots"], schema, c["intent"]) for c in eval_cases))
+    assert eval_templates and eval_values
+    assert not train_templates & eval_templates
+    assert not train_values & eval_values
+
+
+def test_template_split_is_disjoint_and_keeps_every_group_trainable():
+    train, held = split_templates(all_templates(), seed=0)
+    assert not {t.key for t in train} & {t.key for t in held}
+    assert {(t.intent, t.lang) for t in train} >= {(t.intent, t.lang) for t in held}
+    assert len(held) >= 0.15 * (len(train) + len(held))
+
+
+def test_builder_is_seeded(schema):
+    a = Builder(schema, seed=3, values_per_kind=300)
+    b = Builder(schema, seed=3, values_per_kind=300)
+    assert [a.dialogue(random.Random(5)) for _ in range(20)] == [b.dialogue(random.Random(5)) for _ in range(20)]
+
+
+def test_every_intent_in_both_languages_with_valid_slots(small_corpus, schema):
+    seen = set()
+    for dialogue in read(small_corpus / "train.jsonl"):
+        for t in dialogue["turns"]:
+            lang = detect_language(t["user"])
+            seen.add((t["intent"], lang))
+            assert schema.validate_output(t["intent"], t["slots"]) == []
+            for name in free_text_values(t["slots"], schema, t["intent"]):
+                assert name in t["user"].casefold()  # free-text values are words of the transcript
+            assert t["reply"] and detect_language(t["reply"]) == ("zh" if detect_language(t["user"]) == "zh"
+                                                                   or t["reply"][0] >= "\u4e00" else "en")
+    assert seen >= {(name, lang) for name in schema.names for lang in ("zh", "en")}
+
+
+def test_slot_pools_are_large(schema):
+    b = Builder(schema, seed=0, values_per_kind=3000)
+    for lang in ("zh", "en"):
+        for kind in TEXT_KINDS:
+            assert len(b.values[(lang, kind)][False]) > 2000, (lang, kind)
+
+
+def test_spoken_numbers():
+    assert [zh_number(n) for n in (2, 10, 16, 22, 30)] == ["两", "十", "十六", "二十二", "三十"]
+    assert [en_number(n) for n in (7, 20, 22)] == ["seven", "twenty", "twenty two"]
+
+
+def test_natural_cases_are_valid(schema):
+    from pathlib import Path
+
+    cases = [json.loads(line) for line in (Path(__file__).parents[1] / NATURAL).read_text().splitlines()]
+    assert len(cases) >= 60
+    assert {detect_language(c["text"]) for c in cases} == {"zh", "en"}
+    for c in cases:
+        assert schema.validate_output(c["intent"], c["slots"]) == [], c

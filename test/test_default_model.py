@@ -1,0 +1,94 @@
+"""The shipped model (models/default): golden outputs at temperature 0, HF loading, clear artifact errors."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from model_fixtures import DEFAULT_MODEL
+
+GOLDEN = Path(__file__).parent / "data" / "golden_default.json"
+
+
+@pytest.fixture(scope="module")
+def assistant():
+    from globalgen_ros.assistant import Assistant
+
+    return Assistant(str(DEFAULT_MODEL), strategy="ar", calibration=None)
+
+
+@pytest.fixture(scope="module")
+def golden():
+    return json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def test_golden_outputs_through_onnx_int8(assistant, golden):
+    for case in golden:
+        r = assistant.respond(case["text"])
+        assert (r.intent, r.slots, r.text) == (case["intent"], case["slots"], case["reply"]), case["text"]
+        assert r.token_ids == case["token_ids"] and r.finish_reason == "end"
+
+
+def test_golden_tokens_through_torch_fp32(assistant, golden):
+    import torch
+
+    from globalgen_ros.model.export import load_model
+    from globalgen_ros.model.greedy import generate
+
+    torch.set_num_threads(2)
+    model = load_model(DEFAULT_MODEL)
+    agreeing = [c for c in golden if c["torch_agrees"]]
+    assert len(agreeing) >= len(golden) * 3 // 4  # int8 and fp32 choose the same tokens on most prompts
+    for case in agreeing:
+        assert generate(model, assistant.tokenizer, assistant.schema, case["text"]) == case["token_ids"]
+
+
+def test_transformers_llama_matches_our_logits():
+    import torch
+    from transformers import LlamaForCausalLM
+
+    from globalgen_ros.model.export import load_model
+    from globalgen_ros.runtime.format import prompt_tokens
+    from globalgen_ros.runtime.tokenizer import Tokenizer
+
+    tok = Tokenizer(DEFAULT_MODEL / "tokenizer.json")
+    ids = torch.tensor([prompt_tokens(tok, "导航到首都机场 and pick up the red box")[0]])
+    hf = LlamaForCausalLM.from_pretrained(DEFAULT_MODEL, torch_dtype=torch.float32).eval()
+    ours = load_model(DEFAULT_MODEL)
+    with torch.no_grad():
+        np.testing.assert_allclose(hf(ids).logits.numpy(), ours.forward_train(ids)[0].numpy(), atol=1e-3)
+
+
+def test_manifest_describes_the_model():
+    manifest = json.loads((DEFAULT_MODEL / "manifest.json").read_text())
+    assert (DEFAULT_MODEL / "model.int8.onnx").stat().st_size <= 40 * 2**20
+    assert manifest["recipe"]["train_config"]["seed"] == 0
+    held_out = manifest["eval"]["held_out"]
+    for lang in ("zh", "en"):
+        assert held_out["by_language"][lang]["intent_accuracy"] >= 0.95
+        assert held_out["by_language"][lang]["slot_accuracy"] >= 0.90
+
+
+@pytest.mark.parametrize("damage, name", [
+    ("truncate", "model.int8.onnx"), ("flip", "heads.int8.onnx"), ("delete", "tokenizer.json"),
+    ("delete", "manifest.json"), ("garbage", "config.json")])
+def test_damaged_artifact_names_the_file(tmp_path, damage, name):
+    from globalgen_ros.assistant import Assistant, ModelArtifactError
+
+    model_dir = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL, model_dir)
+    path = model_dir / name
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[:1000])
+    elif damage == "flip":
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+    elif damage == "delete":
+        path.unlink()
+    else:
+        path.write_text("{ not json")
+    with pytest.raises(ModelArtifactError) as e:
+        Assistant(str(model_dir), strategy="ar", calibration=None)
+    assert name in str(e.value)

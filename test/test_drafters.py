@@ -1,0 +1,82 @@
+"""Draft sources: n-gram datastore (static file + bounded history), context look-up, heads."""
+
+import numpy as np
+import pytest
+
+from globalgen_ros.decoding.datastore import NgramDatastore, count_ngrams
+from globalgen_ros.decoding.drafters import ContextDrafter, DatastoreDrafter, DraftContext, HeadsDrafter
+
+END = 7
+
+
+def test_count_ngrams_top_next_and_pruning():
+    seqs = [[2, 10, 11, 12, END]] * 3 + [[2, 10, 11, 13, END]]
+    table = count_ngrams(seqs, max_n=3, min_count=2)
+    nxt, prob, total = table[(10, 11)]
+    assert nxt == (12, 13) and total == 4
+    assert prob == pytest.approx((0.75, 0.25))
+    assert (11, 13) not in table  # seen once: pruned
+
+
+def test_datastore_save_load_roundtrip(tmp_path):
+    seqs = [[2, 10, 11, 12, END], [2, 10, 11, 12, END], [2, 20, 21, END], [2, 20, 21, END]]
+    store = NgramDatastore.build(seqs, max_n=4, min_count=2)
+    path = tmp_path / "drafts.npz"
+    store.save(path)
+    loaded = NgramDatastore.load(path)
+    assert loaded.static.keys() == store.static.keys()
+    for key, (toks, probs, total) in store.static.items():
+        assert loaded.static[key][0] == toks and loaded.static[key][2] == total
+        assert loaded.static[key][1] == pytest.approx(probs)
+
+
+def test_history_is_bounded_and_forgets_exactly():
+    store = NgramDatastore(max_n=3, history=2)
+    store.add([2, 30, 31, END])
+    assert store.lookup([2, 30])[1] == (31,)
+    store.add([2, 40, 41, END])
+    store.add([2, 50, 51, END])  # evicts the first reply
+    assert store.lookup([9, 30])[0] == 0
+    assert store.lookup([2, 50])[1] == (51,)
+    assert (30,) not in store.dynamic
+
+
+def test_datastore_drafter_walks_longest_context():
+    store = NgramDatastore.build([[2, 10, 11, 12, 13, END]] * 2, max_n=4, min_count=2)
+    chains = DatastoreDrafter(store, END).propose(DraftContext(tokens=[0, 1, 5, 2, 10], n_prompt=4, max_depth=8))
+    assert chains[0].tokens == [11, 12, 13, END]
+    assert chains[0].tags[0] == "ds2"
+
+
+def test_context_drafter_copies_from_prompt_and_stops_at_prompt_tokens():
+    drafter = ContextDrafter(max_n=3, stop_ids=(2,))
+    tokens = [0, 1, 40, 41, 42, 43, 2, 3, 40, 41]
+    chains = drafter.propose(DraftContext(tokens=tokens, n_prompt=7, max_depth=5))
+    assert chains[0].tokens == [42, 43]  # the copy ends before <|assistant|> (id 2)
+    assert chains[0].tags[0] == "ctx2"
+    tokens += [42]  # appended tokens are indexed incrementally
+    chains = drafter.propose(DraftContext(tokens=tokens, n_prompt=7, max_depth=5))
+    assert chains[0].tokens == [43] and chains[0].tags[0] == "ctx3"
+
+
+def test_heads_drafter_aligns_heads_with_pending_tokens():
+    top = np.array([[11, 12], [21, 22], [31, 32]])
+    prob = np.array([[0.9, 0.05], [0.8, 0.1], [0.7, 0.2]])
+    calls = []
+
+    def heads():
+        calls.append(1)
+        return top, prob
+
+    # heads computed on token index 4; token 5 (bonus) is pending -> head 0 predicts index 6 = depth 1
+    ctx = DraftContext(tokens=list(range(6)), n_prompt=2, max_depth=8, head_base=4, n_heads=3, heads=heads)
+    chains = HeadsDrafter(topk=2, alt_depth=3).propose(ctx)
+    assert chains[0].tokens == [11, 21, 31]
+    assert [c.tokens for c in chains[1:]] == [[12, 21, 31], [11, 22, 31], [11, 21, 32]]
+    assert [c.tokens for c in HeadsDrafter(topk=2).propose(ctx)] == [[11, 21, 31], [12, 21, 31]]
+    ctx.tokens = list(range(7))  # one more pending token (schema-forced): head 0 is already covered
+    assert HeadsDrafter(topk=1).propose(ctx)[0].tokens == [21, 31]
+    ctx.tokens = list(range(9))  # every head position is already accepted: the heads are not even run
+    n = len(calls)
+    assert HeadsDrafter(topk=1).propose(ctx) == [] and len(calls) == n
+    assert HeadsDrafter(topk=1).propose(DraftContext(tokens=[0], n_prompt=1, max_depth=4)) == []

@@ -1,0 +1,59 @@
+"""The intent schema loads, and a bad schema fails with a message naming the file and the entry."""
+
+import pytest
+
+from globalgen_ros.schema import SchemaError, load_schema, parse_schema
+
+ISSUE_INTENTS = ["navigate", "cancel_navigation", "set_temperature", "climate", "window", "play_music",
+                 "media_control", "call", "seat_heating", "robot_move", "robot_go_to", "robot_pick", "robot_place",
+                 "stop", "none"]
+
+
+def test_shipped_schema_has_the_contract_intents():
+    schema = load_schema()
+    assert schema.names == ISSUE_INTENTS
+    assert [s.name for s in schema["set_temperature"].slots] == ["temperature", "zone"]
+    assert schema["set_temperature"].slot("temperature").type == "number"
+    assert schema["set_temperature"].slot("zone").values == ("driver", "passenger", "all")
+    assert schema["set_temperature"].slot("zone").optional
+    assert schema["climate"].slot("state").values == ("on", "off")  # YAML 1.1 booleans stay strings
+    assert schema["stop"].safety and not schema["navigate"].safety
+    assert schema["call"].requires_confirmation
+    assert schema["none"].slots == ()
+
+
+def test_validate_output():
+    schema = load_schema()
+    assert schema.validate_output("window", {"action": "open", "position": "rear"}) == []
+    assert schema.validate_output("fly", {}) == ["unknown intent 'fly'"]
+    assert "not one of" in schema.validate_output("window", {"action": "explode"})[0]
+    assert "no slot" in schema.validate_output("window", {"speed": "1"})[0]
+    assert "not a number" in schema.validate_output("robot_move", {"direction": "left", "distance": "far"})[0]
+
+
+@pytest.mark.parametrize("doc, message", [
+    ({}, "non-empty `intents`"),
+    ({"intents": {"go": {}}}, "`none` is required"),
+    ({"intents": {"none": {}, "Go": {}}}, "intents.Go: intent name must match"),
+    ({"intents": {"none": {}, "go": {"slots": {"x": {"type": "string"}}}}}, "intents.go.slots.x: type must be"),
+    ({"intents": {"none": {}, "go": {"slots": {"x": {"type": "enum"}}}}}, "needs a non-empty list"),
+    ({"intents": {"none": {}, "go": {"slots": {"x": {"type": "enum", "values": ["a", "a"]}}}}}, "duplicate"),
+    ({"intents": {"none": {}, "go": {"slots": {"x": {"type": "text", "values": ["a"]}}}}}, "only enum slots"),
+    ({"intents": {"none": {}, "go": {"colour": "red"}}}, "unknown keys ['colour']"),
+    ({"intents": {"none": {}, "go": {"safety": "yes"}}}, "intents.go.safety: must be true or false"),
+    ({"intents": {"none": {"slots": {"x": {"type": "text"}}}}}, "fallback intent takes no slots"),
+])
+def test_bad_schema_is_rejected_with_a_clear_message(doc, message):
+    with pytest.raises(SchemaError) as e:
+        parse_schema(doc, "bad.yaml")
+    assert str(e.value).startswith("bad.yaml: ")
+    assert message in str(e.value)
+
+
+def test_missing_and_broken_files(tmp_path):
+    with pytest.raises(SchemaError, match="schema file not found"):
+        load_schema(tmp_path / "nope.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("intents: [unclosed\n")
+    with pytest.raises(SchemaError, match="not valid YAML"):
+        load_schema(broken)
