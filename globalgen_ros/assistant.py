@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 
+import numpy as np
+
 from globalgen_ros.cache.context import build_context, history_digest
 from globalgen_ros.cache.tiered import CacheConfig, TieredKVCache
 from globalgen_ros.cache.window import WindowPlan
@@ -87,6 +89,11 @@ def cache_config(cache: CacheConfig | dict | None, max_len: int) -> CacheConfig:
     return config
 
 
+def cjk_tokens(tok: Tokenizer) -> np.ndarray:
+    """Return (V,) bool: which tokens spell a CJK character (the template drafter's language test)."""
+    return np.array([detect_language(tok.token_text(i)) == "zh" for i in range(tok.vocab_size)], bool)
+
+
 def decoding_options(strategy: str, options: dict) -> DecodeOptions:
     """Build DecodeOptions from keyword options; unknown names raise ValueError listing the valid ones."""
     known = {f.name for f in fields(DecodeOptions)}
@@ -122,7 +129,9 @@ class Assistant:
         self.cache = TieredKVCache(self.model.dims.kv_row_shape, cache_config(cache, self.model.dims.max_len),
                                    model_id=model_id)
         self.decoder = Decoder(self.model, end_id=tok.end, options=self.options, datastore=datastore,
-                               cache=self.cache, stop_ids=(tok.bos, tok.user, tok.assistant, tok.pad))
+                               cache=self.cache, stop_ids=(tok.bos, tok.user, tok.assistant, tok.pad),
+                               special_ids={"reply": tok.reply, "user": tok.user, "assistant": tok.assistant},
+                               cjk=cjk_tokens(tok))
         if calibration == "measure":
             self.decoder.calibrate()
         elif calibration:

@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pytest
 
+__all__ = ["schema", "small_corpus", "small_tokenizer"]  # fixtures: `from model_fixtures import *`
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODEL = REPO_ROOT / "models" / "default"
 

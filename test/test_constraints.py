@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from model_fixtures import schema, small_corpus, small_tokenizer  # noqa: F401
+from model_fixtures import *  # noqa: F403 (fixtures)
 
 from globalgen_ros.runtime.constraints import HeaderConstraint
 from globalgen_ros.runtime.format import header_tokens, parse_output, user_tokens

@@ -3,7 +3,7 @@
 import json
 import random
 
-from model_fixtures import schema, small_corpus  # noqa: F401
+from model_fixtures import *  # noqa: F403 (fixtures)
 
 from globalgen_ros.corpus.build import TEXT_KINDS, Builder, all_templates, split_templates
 from globalgen_ros.corpus.noise import en_number, zh_number

@@ -95,6 +95,8 @@ def test_parallel_equals_ar_on_200_prompts(assistant):
 class GarbageDrafter:
     """Proposes confident nonsense: every draft is wrong."""
 
+    source = "garbage"
+
     def __init__(self, vocab: int, seed: int = 0):
         self.rng, self.vocab = np.random.default_rng(seed), vocab
 
@@ -105,6 +107,8 @@ class GarbageDrafter:
 
 class OracleDrafter:
     """Proposes the known ar continuation: every draft is right."""
+
+    source = "oracle"
 
     def __init__(self, prompt: list[int], answer: list[int]):
         self.prompt, self.answer = prompt, answer

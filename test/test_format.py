@@ -1,9 +1,16 @@
 """Prompt building and output parsing follow the text format of docs/architecture.md."""
 
-from model_fixtures import schema, small_corpus, small_tokenizer  # noqa: F401
+from model_fixtures import *  # noqa: F403 (fixtures)
 
-from globalgen_ros.runtime.format import (detect_language, find_span, header_tokens, parse_output, prompt_tokens,
-                                          turn_tokens, user_tokens)
+from globalgen_ros.runtime.format import (
+    detect_language,
+    find_span,
+    header_tokens,
+    parse_output,
+    prompt_tokens,
+    turn_tokens,
+    user_tokens,
+)
 
 
 def test_turn_layout(small_tokenizer, schema):

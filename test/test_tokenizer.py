@@ -1,7 +1,8 @@
 """Tokenizer round trips on Chinese, English, mixed text and emoji; bad input is replaced, never a crash."""
 
 import pytest
-from model_fixtures import DEFAULT_MODEL, schema, small_corpus, small_tokenizer  # noqa: F401
+from model_fixtures import *  # noqa: F403 (fixtures)
+from model_fixtures import DEFAULT_MODEL
 
 from globalgen_ros.runtime.tokenizer import Tokenizer, TokenizerError
 

@@ -2,7 +2,7 @@
 
 import json
 
-from model_fixtures import schema, small_corpus, small_tokenizer  # noqa: F401
+from model_fixtures import *  # noqa: F403 (fixtures)
 
 
 def test_fifty_steps_reduce_the_loss(small_corpus, small_tokenizer, tmp_path):

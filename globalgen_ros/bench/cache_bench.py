@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 from globalgen_ros.bench.cache_memory import simulate
 from globalgen_ros.cache.blocks import common_prefix
@@ -37,19 +39,27 @@ def held_out_sessions(n: int, seed: int = 0) -> list[list[str]]:
 
 
 def make_assistants(args, modes: dict[str, dict], strategy: str) -> dict:
-    """Return one assistant per mode (same model and decoding options; cache parameters per mode)."""
+    """Return one assistant per mode: same model, decoding options and forward cost curve; own cache parameters."""
     from globalgen_ros.assistant import Assistant
 
-    kw = {"threads": getattr(args, "threads", 2), "calibration": getattr(args, "calibration", "measure")}
-    return {mode: Assistant(getattr(args, "model_dir", None), strategy=strategy, cache=CacheConfig(**cache), **kw)
-            for mode, cache in modes.items()}
+    kw = {"threads": getattr(args, "threads", 2), "strategy": strategy}
+    calibration = getattr(args, "calibration", "measure")
+    bots = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for mode, cache in modes.items():
+            bots[mode] = Assistant(getattr(args, "model_dir", None), calibration=calibration,
+                                   cache=CacheConfig(**cache), **kw)
+            if calibration == "measure" and bots[mode].decoder.cost is not None:  # measured once, shared: the
+                calibration = str(Path(tmp) / "cost.json")  # tree sizes must not differ between the modes
+                bots[mode].decoder.cost.save(calibration)
+    return bots
 
 
 def replay(assistants: dict, sessions: list[list[str]], max_new: int, concurrent: int = 4) -> dict:
     """Replay sessions round-robin, `concurrent` at a time, through every assistant with the same text history
     (the first assistant's replies); return per mode the follow-up latencies and token ids."""
     modes = list(assistants)
-    out = {m: {"latency": [], "ttft": [], "first_latency": [], "tokens": []} for m in modes}
+    out = {m: {"latency": [], "ttft": [], "first_latency": [], "tokens": [], "forwards": []} for m in modes}
     for start in range(0, len(sessions), concurrent):
         group = sessions[start:start + concurrent]
         histories = [[] for _ in group]
@@ -65,6 +75,7 @@ def replay(assistants: dict, sessions: list[list[str]], max_new: int, concurrent
                         out[m]["latency"].append(r.latency_ms)
                         out[m]["ttft"].append(r.ttft_ms)
                         out[m]["tokens"].append(list(r.token_ids))
+                        out[m]["forwards"].append(r.forwards)
                     else:
                         out[m]["first_latency"].append(r.latency_ms)
                 histories[g].append((session[turn], replies[modes[0]].raw))
@@ -111,6 +122,8 @@ def run(args) -> int:
         "followup_ms": {m: round(median(speed[m]["latency"]), 2) for m in SPEED},
         "followup_ttft_ms": {m: round(median(speed[m]["ttft"]), 2) for m in SPEED},
         "first_turn_ms": {m: round(median(speed[m]["first_latency"]), 2) for m in SPEED},
+        "followup_forwards": {m: round(statistics.mean(speed[m]["forwards"]), 2) for m in SPEED},
+        "followup_reply_tokens": round(statistics.mean(map(len, speed["reuse"]["tokens"])), 1),
         "warm_agreement": round(warm, 4), "warm_identical_replies": round(warm_same, 4),
         "fp32_reuse_agreement": round(exact, 4), "fp32_reuse_identical": round(exact_same, 4),
         "followup_turns": len(speed["reuse"]["latency"]), "sessions": len(sessions) - 2,
@@ -140,9 +153,10 @@ def rate(tier: dict) -> float:
 
 def print_table(r: dict) -> None:
     print(f"{r['followup_turns']} follow-up turns of {r['sessions']} held-out sessions, replayed 4 at a time")
-    print(f"{'mode':<10} {'follow-up median ms':>20} {'ttft median ms':>15} {'first turn ms':>14}")
+    print(f"{'mode':<10} {'follow-up median ms':>20} {'ttft median ms':>15} {'first turn ms':>14} {'forwards':>9}")
     for m in SPEED:
-        print(f"{m:<10} {r['followup_ms'][m]:>20.2f} {r['followup_ttft_ms'][m]:>15.2f} {r['first_turn_ms'][m]:>14.2f}")
+        print(f"{m:<10} {r['followup_ms'][m]:>20.2f} {r['followup_ttft_ms'][m]:>15.2f} {r['first_turn_ms'][m]:>14.2f} "
+              f"{r['followup_forwards'][m]:>9.2f}")
     print(f"follow-up speed-up (recompute / reuse): {r['followup_speedup']:.2f}x reply, "
           f"{r['followup_ttft_speedup']:.2f}x time to first token")
     print(f"ar, int8 vs fp32 warm tier: {r['warm_agreement']:.2%} of tokens agree (up to the first difference), "

@@ -8,6 +8,7 @@ table of time per engine stage, and as its last line one JSON object.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import sys
@@ -62,6 +63,10 @@ class TransformersPeer:
     """Hugging Face LlamaForCausalLM (PyTorch, CPU, fp32) on the shipped safetensors: greedy generate()."""
 
     def __init__(self, model_dir: Path, threads: int, end_id: int, pad_id: int):
+        # OpenMP workers that spin after each torch op would steal the CPU from the ONNX Runtime strategies
+        # interleaved with this peer: make them sleep (read when torch loads its OpenMP runtime).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        os.environ.setdefault("GOMP_SPINCOUNT", "0")
         import torch
         from transformers import LlamaForCausalLM
         from transformers.utils import logging as hf_logging

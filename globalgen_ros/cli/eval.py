@@ -102,10 +102,17 @@ def report_text(result: dict) -> str:
     return "\n".join(lines)
 
 
+def progress(items: list, quiet: bool):
+    """Iterate with a progress bar on stderr when tqdm is installed (it is not needed at run time)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return items
+    return tqdm(items, desc="eval", unit="case", disable=quiet, file=sys.stderr, mininterval=1)
+
+
 def run(args) -> int:
     """Answer every case through the Assistant and print the accuracies."""
-    from tqdm import tqdm
-
     from globalgen_ros.assistant import Assistant, InputError, ModelArtifactError
 
     try:
@@ -116,7 +123,7 @@ def run(args) -> int:
         print(f"globalgen eval: {e}", file=sys.stderr)
         return 2
     predictions = []
-    for case in tqdm(cases, desc="eval", unit="case", disable=args.json, file=sys.stderr):
+    for case in progress(cases, quiet=args.json):
         try:
             r = assistant.respond(case["text"])
             predictions.append({"text": case["text"], "intent": r.intent, "slots": r.slots, "response": r.text})

@@ -17,8 +17,9 @@ ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑�
 ZH_CITIES = ("北京 上海 广州 深圳 杭州 南京 成都 武汉 西安 重庆 天津 苏州 长沙 郑州 青岛 厦门 大连 宁波 昆明 合肥 "
              "海淀 朝阳 西单 中关村 望京 徐家汇 陆家嘴 南山 福田 天河 武昌 西湖 浦东 静安 东城 西城 丰台 通州 昌平 "
              "顺义 大兴 五道口 三里屯 国贸 王府井 前门 虹桥 张江 滨江 江北 龙华 宝安 番禺 白云 雁塔 高新区").split()
-ZH_PLACE_TYPES = ("大悦城 购物中心 广场 公园 医院 人民医院 儿童医院 火车站 高铁站 南站 北站 地铁站 机场 国际机场 大厦 中心 "
-                  "小区 花园 酒店 大酒店 大学 中学 小学 幼儿园 图书馆 博物馆 体育馆 体育中心 停车场 加油站 充电站 商场 "
+ZH_PLACE_TYPES = ("大悦城 购物中心 广场 公园 医院 人民医院 儿童医院 火车站 高铁站 南站 北站 地铁站 机场 "
+                  "国际机场 大厦 中心 小区 花园 酒店 大酒店 大学 中学 小学 幼儿园 图书馆 博物馆 体育馆 "
+                  "体育中心 停车场 加油站 充电站 商场 "
                   "超市 万达广场 银行 派出所 路口 写字楼 科技园 产业园 步行街 美食街 菜市场 电影院 游乐园 动物园 "
                   "植物园 湿地公园 汽车站 码头 服务区 4S店 咖啡馆 书店 宾馆 公寓 别墅区 市政府 区政府 法院").split()
 ZH_ROOMS = ("厨房 客厅 卧室 主卧 次卧 书房 卫生间 洗手间 阳台 餐厅 门口 大门口 前台 会议室 充电桩 仓库 走廊 电梯口 "
@@ -27,8 +28,9 @@ ZH_ROOMS = ("厨房 客厅 卧室 主卧 次卧 书房 卫生间 洗手间 阳�
 ZH_FLOORS = "一楼 二楼 三楼 四楼 五楼 六楼 负一楼 地下室 楼上 楼下 东区 西区 南区 北区 A区 B区 C区 D区".split()
 ZH_COLORS = "红色 蓝色 绿色 黄色 黑色 白色 灰色 紫色 橙色 粉色 棕色 银色 金色 透明 红 蓝 绿 黄 黑 白".split()
 ZH_ADJS = "大 小 圆 方 旧 新 空 满 长 短 软 硬 干净的 脏的 破的 重的 轻的".split()
-ZH_OBJECTS = ("杯子 盒子 瓶子 水杯 遥控器 手机 钥匙 书 笔 盘子 碗 勺子 苹果 香蕉 橙子 积木 毛巾 玩具 包 箱子 螺丝刀 扳手 "
-              "锤子 零件 快递 药盒 眼镜 耳机 充电器 纸巾 水瓶 保温杯 茶杯 饭盒 文件夹 笔记本 平板 鼠标 键盘 U盘 "
+ZH_OBJECTS = ("杯子 盒子 瓶子 水杯 遥控器 手机 钥匙 书 笔 盘子 碗 勺子 苹果 香蕉 橙子 积木 毛巾 玩具 包 箱子 "
+              "螺丝刀 扳手 锤子 零件 快递 药盒 眼镜 耳机 充电器 纸巾 水瓶 保温杯 茶杯 饭盒 文件夹 笔记本 "
+              "平板 鼠标 键盘 U盘 "
               "电池 胶带 剪刀 衣服 袜子 鞋子 帽子 雨伞 钱包 托盘 篮子 垃圾袋 抹布 牙刷 药瓶 花盆 灯泡 插线板 "
               "工具箱 螺丝 轴承 齿轮 传感器 电路板 试管 烧杯 餐巾 咖啡 可乐 矿泉水 牛奶 面包 鸡蛋 西红柿").split()
 ZH_DETS = ["", "", "", "那个", "这个", "那只", "这瓶", "那本", "桌上的", "地上的", "我的", "左边的", "右边的"]
@@ -36,7 +38,8 @@ ZH_RELATIONS = "妈妈 爸爸 老婆 老公 哥哥 姐姐 弟弟 妹妹 爷爷 �
 ZH_TITLES = "老师 经理 总 医生 阿姨 叔叔 师傅 主任 律师 教授 哥 姐 工 处长 队长 老板".split()
 ZH_GENRES = ("爵士 摇滚 流行音乐 古典音乐 民谣 说唱 轻音乐 电子乐 儿歌 乡村音乐 蓝调 重金属 钢琴曲 古风歌曲 "
              "粤语歌 老歌 抖音热歌 纯音乐 交响乐 京剧 相声 评书 英文歌 日文歌 韩语歌 二次元歌曲 睡前音乐").split()
-ZH_SONG_CHARS = "晴天稻香七里香夜曲告白气球青花瓷东风破彩虹简单爱小幸运后来十年遇见海阔天空光年之外平凡之路起风了漂洋过海"
+ZH_SONG_CHARS = ("晴天稻香七里香夜曲告白气球青花瓷东风破彩虹简单爱小幸运后来十年遇见海阔天空"
+                 "光年之外平凡之路起风了漂洋过海")
 ZH_BANDS = "乐队 组合 男团 女团 合唱团".split()
 
 # ---------------------------------------------------------------- shared pieces (en)
@@ -70,7 +73,8 @@ EN_PLACE_TYPES = ("Park;Street;Avenue;Mall;Station;Airport;Hospital;Library;Muse
                   "Shopping Center;Medical Center;Train Station;Bus Terminal;University;College;Elementary School;"
                   "Community Center;Public Library;Art Gallery;Theater;Cinema;Aquarium;Marina;Pier;Campus;"
                   "Business Park;Tower;Plaza Hotel;Convention Center;Parking Garage;Gas Station;Charging Station;"
-                  "Supermarket;Cafe;Bakery;Diner;Pharmacy;Clinic;Fire Station;Post Office;City Hall;Courthouse").split(";")
+                  "Supermarket;Cafe;Bakery;Diner;Pharmacy;Clinic;Fire Station;Post Office;City Hall;"
+                  "Courthouse").split(";")
 EN_ROOMS = ("kitchen;living room;bedroom;master bedroom;guest room;bathroom;hallway;garage;office;study;"
             "dining room;laundry room;front door;back door;balcony;porch;basement;attic;lobby;reception;"
             "meeting room;conference room;charging dock;charging station;storage room;warehouse;loading bay;"
@@ -79,7 +83,8 @@ EN_ROOMS = ("kitchen;living room;bedroom;master bedroom;guest room;bathroom;hall
             "front desk;waiting area;pharmacy;nurses station;ward;cafeteria;canteen;playroom;closet").split(";")
 EN_FLOORS = ("first floor;second floor;third floor;upstairs;downstairs;north wing;south wing;east wing;west wing;"
              "ground floor;top floor;zone A;zone B;zone C;building 2;block C").split(";")
-EN_COLORS = "red blue green yellow black white grey gray purple orange pink brown silver golden clear dark light".split()
+EN_COLORS = ("red blue green yellow black white grey gray purple orange pink brown silver golden clear dark "
+             "light").split()
 EN_ADJS = "big small large tiny round square old new empty full long short soft heavy light plastic metal glass".split()
 EN_OBJECTS = ("box;cup;bottle;mug;remote;phone;keys;book;pen;plate;bowl;spoon;apple;banana;orange;block;towel;toy;"
               "bag;crate;screwdriver;wrench;hammer;part;package;pill box;glasses;headphones;charger;tissues;"
@@ -203,7 +208,8 @@ def en_location(rng: random.Random) -> str:
     if r < 0.50:
         return f"the {rng.choice(EN_FLOORS)} {rng.choice(EN_ROOMS)}"
     if r < 0.62:
-        return f"{rng.choice(['table', 'room', 'desk', 'shelf', 'bay', 'gate', 'station', 'bed'])} {rng.randint(1, 999)}"
+        place = rng.choice(["table", "room", "desk", "shelf", "bay", "gate", "station", "bed"])
+        return f"{place} {rng.randint(1, 999)}"
     if r < 0.74:
         return f"{rng.choice(EN_FIRST)}'s {rng.choice(['office', 'room', 'desk', 'bedroom'])}"
     if r < 0.84:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from globalgen_ros.decoding.templates import ReplyTemplates
+
 Entry = tuple[tuple[int, ...], tuple[float, ...], int]  # next tokens (best first), their frequencies, total count
 
 
@@ -62,8 +64,10 @@ def count_ngrams(sequences: Iterable[Sequence[int]], max_n: int = 4, min_count: 
 class NgramDatastore:
     """Static corpus table plus a bounded table of recent runtime replies."""
 
-    def __init__(self, static: dict[tuple[int, ...], Entry] | None = None, max_n: int = 4, history: int = 256):
+    def __init__(self, static: dict[tuple[int, ...], Entry] | None = None, max_n: int = 4, history: int = 256,
+                 templates: ReplyTemplates | None = None):
         self.static = static or {}
+        self.templates = templates  # reply templates of the training outputs (templates.py), if built
         self.max_n = max_n
         self.dynamic: dict[tuple[int, ...], Counter] = {}
         self.recent: deque[tuple[int, ...]] = deque()
@@ -86,18 +90,25 @@ class NgramDatastore:
             nxt[i, : len(toks)] = toks[:2]
             prob[i, : len(probs)] = probs[:2]
             total[i] = tot
+        extra = {}
+        if self.templates is not None:
+            t = self.templates
+            extra = {"templates": np.array(t.to_json()), "tpl_value_id": np.int32(t.value_id),
+                     "tpl_stops": np.array(sorted(t.stops), np.int32)}
         with open(path, "wb") as f:
-            np.savez_compressed(f, ctx=ctx, next=nxt, prob=prob, total=total, max_n=np.int32(self.max_n))
+            np.savez_compressed(f, ctx=ctx, next=nxt, prob=prob, total=total, max_n=np.int32(self.max_n), **extra)
 
     @classmethod
     def load(cls, path: str | os.PathLike, history: int = 256) -> NgramDatastore:
         with np.load(Path(path)) as z:
             ctx, nxt, prob, total, max_n = z["ctx"], z["next"], z["prob"], z["total"], int(z["max_n"])
+            templates = (ReplyTemplates.from_json(str(z["templates"]), int(z["tpl_value_id"]), z["tpl_stops"].tolist())
+                         if "templates" in z.files else None)
         static = {}
-        for c, t, p, tot in zip(ctx.tolist(), nxt.tolist(), prob.tolist(), total.tolist(), strict=False):
+        for c, t, p, tot in zip(ctx.tolist(), nxt.tolist(), prob.tolist(), total.tolist(), strict=True):
             k = sum(1 for x in t if x >= 0)
             static[tuple(x for x in c if x >= 0)] = (tuple(t[:k]), tuple(p[:k]), tot)
-        return cls(static, max_n=max_n, history=history)
+        return cls(static, max_n=max_n, history=history, templates=templates)
 
     # ---- runtime history ---------------------------------------------------------------------------------
     def _count(self, seq: tuple[int, ...], delta: int) -> None:
@@ -146,10 +157,10 @@ class NgramDatastore:
 
 # ---- building drafts.npz from the training corpus ----------------------------------------------------------
 def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None):
-    """Yield <|assistant|> + output tokens (header, reply, <|end|>) of each training turn."""
+    """Yield (language, <|assistant|> + output tokens (header, reply, <|end|>)) of each training turn."""
     import json
 
-    from globalgen_ros.runtime.format import turn_tokens
+    from globalgen_ros.runtime.format import detect_language, turn_tokens
 
     n = 0
     with open(train_jsonl, encoding="utf-8") as f:
@@ -160,7 +171,7 @@ def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int
                                              turn["reply"])
                 except ValueError:  # a slot value that is not a span of the transcript: not a valid target
                     continue
-                yield ids[start - 1:]
+                yield detect_language(turn["user"]), ids[start - 1:]
                 n += 1
                 if limit is not None and n >= limit:
                     return
@@ -185,8 +196,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path(args.model_dir)
     tok = Tokenizer(root / "tokenizer.json")
-    seqs = list(corpus_outputs(args.corpus, tok, load_schema(args.schema), args.limit))
+    outputs = list(corpus_outputs(args.corpus, tok, load_schema(args.schema), args.limit))
+    seqs = [seq for _, seq in outputs]
     store = NgramDatastore.build(seqs, max_n=args.max_n, min_count=args.min_count)
+    store.templates = ReplyTemplates(tok.value, (tok.slot, tok.reply, tok.end))
+    for lang, seq in outputs:  # seq: <|assistant|> header <|reply|> reply <|end|>
+        at = seq.index(tok.reply)
+        store.templates.add(lang, seq[1:at], seq[at + 1:])
     out = root / "drafts.npz"
     store.save(out)
     manifest_path = root / "manifest.json"
@@ -194,9 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         manifest.setdefault("files", {})["drafts.npz"] = {"sha256": sha256_file(out), "size": out.stat().st_size}
         manifest.setdefault("recipe", {})["drafts"] = {"turns": len(seqs), "max_n": args.max_n,
-                                                        "min_count": args.min_count, "contexts": len(store.static)}
+                                                        "min_count": args.min_count, "contexts": len(store.static),
+                                                        "templates": len(store.templates)}
         manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(json.dumps({"out": str(out), "turns": len(seqs), "contexts": len(store.static), "bytes": out.stat().st_size}))
+    print(json.dumps({"out": str(out), "turns": len(seqs), "contexts": len(store.static),
+                      "templates": len(store.templates), "bytes": out.stat().st_size}))
     return 0
 
 

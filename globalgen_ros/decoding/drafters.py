@@ -29,11 +29,15 @@ class DraftContext:
 
 
 class Drafter(Protocol):
+    source: str  # prefix of the calibration tags of its tokens
+
     def propose(self, ctx: DraftContext) -> list[Chain]: ...
 
 
 class HeadsDrafter:
     """Chains from the multi-token heads: the top-1 chain plus the runner-up at the first `alt_depth` depths."""
+
+    source = "head"  # the prefix of its calibration tags
 
     def __init__(self, topk: int = 2, alt_depth: int = 1):
         self.topk, self.alt_depth = topk, alt_depth
@@ -58,6 +62,8 @@ class HeadsDrafter:
 
 class ContextDrafter:
     """Prompt look-up: continue the longest suffix n-gram that occurred earlier in the prompt or the output."""
+
+    source = "ctx"
 
     RAW = {1: 0.25, 2: 0.5, 3: 0.7}  # prior acceptance of the first token by match length (then learned)
 
@@ -105,8 +111,12 @@ class ContextDrafter:
 class DatastoreDrafter:
     """Walk the n-gram datastore of earlier outputs greedily from the longest matching context."""
 
-    def __init__(self, store: NgramDatastore, end_id: int, alternatives: int = 2, alt_depth: int = 3):
+    source = "ds"
+
+    def __init__(self, store: NgramDatastore, end_id: int, alternatives: int = 2, alt_depth: int = 3,
+                 min_path: float = 0.05):
         self.store, self.end_id, self.alternatives, self.alt_depth = store, end_id, alternatives, alt_depth
+        self.min_path = min_path  # stop walking once the continuation has become this unlikely
 
     def propose(self, ctx: DraftContext) -> list[Chain]:
         store = self.store
@@ -114,13 +124,17 @@ class DatastoreDrafter:
         order, first, freq = store.lookup(base[-store.max_n:])
         chains = []
         for rank, (tok, p) in enumerate(list(zip(first, freq, strict=True))[: self.alternatives]):
+            if rank and freq[0] >= 0.8:  # a clear favourite: the runner-up is not worth verifying
+                break
             seq, raw, tags = [tok], [p], [f"ds{order}"]
             window = base[max(0, len(base) - store.max_n + 1):] + [tok]
             depth = ctx.max_depth if rank == 0 else min(ctx.max_depth, self.alt_depth)
-            while len(seq) < depth and seq[-1] != self.end_id:
+            path = p
+            while len(seq) < depth and seq[-1] != self.end_id and path >= self.min_path:
                 o, nxt, f = store.lookup(window[-store.max_n:])
                 if not nxt:
                     break
+                path *= f[0]
                 seq.append(nxt[0])
                 raw.append(f[0])
                 tags.append(f"ds{o}")

@@ -21,6 +21,7 @@ from globalgen_ros.cache.kv import HotKVCache, KVCache
 from globalgen_ros.decoding.calibration import AcceptanceStats, CostModel
 from globalgen_ros.decoding.datastore import NgramDatastore
 from globalgen_ros.decoding.drafters import ContextDrafter, DatastoreDrafter, Drafter, HeadsDrafter
+from globalgen_ros.decoding.templates import TemplateDrafter
 from globalgen_ros.runtime.onnx_model import OnnxModel
 
 STRATEGIES = ("ar", "parallel", "confident")
@@ -57,11 +58,13 @@ class DecodeOptions:
 
     strategy: str = "parallel"
     max_new_tokens: int = 64
-    max_draft: int = 12     # most draft-tree nodes verified in one forward
-    max_depth: int = 8      # deepest draft node
+    max_draft: int = 20     # most draft-tree nodes verified in one forward
+    max_depth: int = 16     # deepest draft node
+    prefill_draft: int = 0  # most draft nodes in the first forward (the prompt's): intent guesses cost TTFT
     head_topk: int = 2      # alternatives per head: 1 (top-1 chain) or 2
     heads_skip: float = 3.0  # skip the heads when cheap drafts already promise this many accepted tokens
-    sources: tuple[str, ...] = ("heads", "context", "datastore")
+    enough: float = 0.6      # stop asking drafters once a chain promises this share of max_depth tokens
+    sources: tuple[str, ...] = ("templates", "context", "datastore", "heads")
     tau: float = 0.93       # confident: threshold at the first step ...
     tau_decay: float = 0.97  # ... multiplied by this per forward ...
     tau_floor: float = 0.5  # ... down to this floor ...
@@ -176,7 +179,8 @@ class Decoder:
     def __init__(self, model: OnnxModel, *, end_id: int, options: DecodeOptions | None = None,
                  cache: KVCache | None = None, datastore: NgramDatastore | None = None,
                  cost: CostModel | None = None, drafters: list[Drafter] | None = None,
-                 stop_ids: tuple[int, ...] = (), clock: Callable[[], float] = time.monotonic):
+                 stop_ids: tuple[int, ...] = (), clock: Callable[[], float] = time.monotonic,
+                 special_ids: dict[str, int] | None = None, cjk: np.ndarray | None = None):
         self.model = model
         self.clock = clock
         self.end_id = end_id
@@ -188,7 +192,10 @@ class Decoder:
         self.overhead_ms = 0.15  # running estimate of per-step time outside the decoder forward
         self.stop_ids = stop_ids
         self.default_drafters = drafters
+        self.special_ids = special_ids or {}  # reply, user, assistant: what the template drafter needs
+        self.cjk = cjk                        # (V,) bool: tokens spelling CJK characters (reply language)
         self._zeros_row = np.zeros((1, 1, 1, model.dims.max_len + 64), np.float32)
+        self._cost_rows: dict[tuple, np.ndarray] = {}
 
     def calibrate(self, **kwargs) -> CostModel:
         """Measure this machine's forward cost curve (used to size draft trees)."""
@@ -200,21 +207,33 @@ class Decoder:
     def make_drafters(self) -> list[Drafter]:
         if self.default_drafters is not None:
             return self.default_drafters
-        o, out = self.options, []
-        if "heads" in o.sources and self.model.dims.n_extra_heads:
-            out.append(HeadsDrafter(o.head_topk))
+        o, out, ids = self.options, [], self.special_ids
+        if ("templates" in o.sources and self.datastore.templates is not None and self.cjk is not None
+                and {"reply", "user", "assistant"} <= ids.keys()):
+            out.append(TemplateDrafter(self.datastore.templates, ids["reply"], ids["user"], ids["assistant"],
+                                       self.cjk))
         if "context" in o.sources:
             out.append(ContextDrafter(stop_ids=self.stop_ids))
         if "datastore" in o.sources:
             out.append(DatastoreDrafter(self.datastore, self.end_id))
+        if "heads" in o.sources and self.model.dims.n_extra_heads:
+            out.append(HeadsDrafter(o.head_topk))
         return out
 
     def step_costs(self, n_pending: int, max_nodes: int, past_len: int) -> np.ndarray:
         """Return the estimated ms of a step feeding n_pending + t tokens, for t = 0..max_nodes."""
-        n = np.arange(n_pending, n_pending + max_nodes + 1)
-        if self.cost is None:  # a typical small-model CPU curve until calibrated
-            return self.overhead_ms + 1.0 + 0.12 * (n - 1)
-        return self.overhead_ms + self.cost.costs(n, past_len)
+        key = (past_len // 16, id(self.cost))  # a new cost model (calibrate()) invalidates the rows
+        row = self._cost_rows.get(key)
+        if row is None:  # forward ms for n = 0..max_len new tokens at this past length (16-token buckets)
+            n = np.arange(self.model.dims.max_len + 1)
+            row = (1.0 + 0.12 * (n - 1) if self.cost is None  # a typical small-model CPU curve until calibrated
+                   else self.cost.costs(n, past_len // 16 * 16 + 8))
+            self._cost_rows = {k: v for k, v in self._cost_rows.items() if k[1] == key[1]}
+            self._cost_rows[key] = row
+        end = n_pending + max_nodes + 1
+        if end > len(row):
+            row = np.concatenate([row, row[-1] + (row[-1] - row[-2]) * np.arange(1, end - len(row) + 1)])
+        return self.overhead_ms + row[n_pending:end]
 
     def generate(self, prompt: list[int], *, constraint: Constraint | None = None, strategy: str | None = None,
                  max_new_tokens: int | None = None, on_tokens: Callable[[list[int]], None] | None = None,

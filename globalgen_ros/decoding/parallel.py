@@ -56,62 +56,89 @@ def propose(dec: Decoder, run: Run, drafters: list[Drafter], max_depth: int) -> 
                        n_heads=dec.model.dims.n_extra_heads,
                        heads=(lambda: head_predictions(dec, run)) if has_heads else None)
     chains: list[Chain] = []
-    heads = []
-    for drafter in drafters:
-        if isinstance(drafter, HeadsDrafter):
-            heads.append(drafter)
-        else:
-            chains.extend(drafter.propose(ctx))
-    if heads and max((expected_run(c) for c in chains), default=0.0) < dec.options.heads_skip:
-        for drafter in heads:
-            chains.extend(drafter.propose(ctx))
+    best, done = 0.0, False  # expected accepted tokens of the best chain; whether it is good enough
+    share = dec.options.enough
+    for drafter in drafters:  # cheap sources first; stop asking once a chain promises (nearly) everything
+        if done or (isinstance(drafter, HeadsDrafter) and best >= dec.options.heads_skip):
+            continue
+        for chain in drafter.propose(ctx):
+            chains.append(chain)
+            run_len = expected_run(chain)
+            best = max(best, run_len)
+            # enough: most of the depth, or most of a chain that ends the reply
+            done = done or run_len >= share * max_depth or (chain.tokens[-1] == dec.end_id
+                                                              and run_len >= share * len(chain.tokens))
+    if done:
+        return chains
     return extend_best(chains, ctx, [d for d in drafters if not isinstance(d, HeadsDrafter)], dec.end_id)
 
 
-def extend_best(chains: list[Chain], ctx: DraftContext, drafters: list[Drafter], end_id: int) -> list[Chain]:
-    """Continue the most promising chain with the cheap drafters, as if its tokens were accepted.
+def extend_best(chains: list[Chain], ctx: DraftContext, drafters: list[Drafter], end_id: int,
+                top: int = 2) -> list[Chain]:
+    """Continue the most promising chains with the cheap drafters, as if their tokens were accepted.
 
-    A head chain is only K tokens long and a datastore walk stops at an unseen slot value, where a copy from
-    the context goes on (and the other way round): stitching them drafts further than any one source.
+    A head chain is only K tokens long, a datastore walk stops at an unseen slot value where a copy from the
+    context goes on, and a reply template needs the header's last value first: stitching sources together
+    drafts further than any one of them.
     """
-    if not chains:
-        return chains
-    best = max(chains, key=expected_run)
-    room = ctx.max_depth - len(best.tokens)
-    if room <= 0 or best.tokens[-1] == end_id:
-        return chains
-    ext = DraftContext(tokens=ctx.tokens, n_prompt=ctx.n_prompt, max_depth=room, extra=best.tokens)
-    for drafter in drafters:
-        for more in drafter.propose(ext)[:1]:
-            chains.append(Chain(best.tokens + more.tokens, best.raw + more.raw, best.tags + more.tags))
-    return chains
+    out = list(chains)
+    for best in sorted(chains, key=expected_run, reverse=True)[:top]:
+        room = ctx.max_depth - len(best.tokens)
+        if room <= 0 or best.tokens[-1] == end_id:
+            continue
+        ext = DraftContext(tokens=ctx.tokens, n_prompt=ctx.n_prompt, max_depth=room, extra=best.tokens)
+        for drafter in drafters:
+            if best.tags[-1].startswith(drafter.source):
+                continue  # the source that stopped there would stop again
+            for more in drafter.propose(ext)[:1]:
+                out.append(Chain(best.tokens + more.tokens, best.raw + more.raw, best.tags + more.tags))
+    return out
+
+
+MIN_PATH = 0.03  # drafts less likely than this to be accepted are not even considered
+
+
+class ConstraintMemo:
+    """forced() and allowed() of the states met in one step, asked once per state object."""
+
+    def __init__(self, con):
+        self.con = con
+        self.seen: dict[int, tuple] = {}
+
+    def __call__(self, state) -> tuple[int | None, set[int] | None]:
+        """Return (the forced token or None, the allowed tokens as a set or None = any)."""
+        hit = self.seen.get(id(state))
+        if hit is None:
+            forced = self.con.forced(state)
+            allowed = None if forced is not None else self.con.allowed(state)
+            hit = self.seen[id(state)] = (state, forced, None if allowed is None else set(allowed.tolist()))
+        return hit[1], hit[2]  # the state itself is kept in `seen`, so its id stays unique
 
 
 def build_candidates(dec: Decoder, run: Run, chains: list[Chain], max_depth: int) -> Candidates:
     """Merge chains into a trie below the last accepted token, keeping only schema-allowed tokens."""
     con, stats, end = run.constraint, dec.acceptance, dec.end_id
+    rules = ConstraintMemo(con)
     cands = Candidates()
     known: dict[tuple[str, int], float] = {}  # acceptance estimates looked up in this step
-    last_state, forced, allowed = object(), None, None
     for chain in chains:
-        parent, state = -1, run.state
+        parent, state, path = -1, run.state, 1.0
         for tok, raw, tag in zip(chain.tokens, chain.raw, chain.tags, strict=True):
-            if (0 if parent < 0 else cands.depth[parent]) >= max_depth:
+            if (0 if parent < 0 else cands.depth[parent]) >= max_depth or path < MIN_PATH:
                 break
-            if state is not last_state:  # the reply keeps one state: ask the constraint once
-                last_state, forced = state, con.forced(state)
-                allowed = con.allowed(state) if forced is None else None
+            forced, allowed = rules(state)
             if forced is not None:
                 if tok != forced:
                     break
                 p, key = 1.0, None  # the schema leaves no choice: accepted whenever its parent is
             else:
-                if allowed is not None and not (allowed == tok).any():
+                if allowed is not None and tok not in allowed:
                     break
                 key = stats.key(tag, raw)
                 p = known.get(key)
                 if p is None:
                     p = known[key] = stats.estimate(key, raw)
+                path *= p
             node = cands.kids[parent + 1].get(tok)
             state = cands.state[node] if node is not None else con.advance(state, tok)
             parent = cands.add(parent, tok, p, state, key)
@@ -121,8 +148,7 @@ def build_candidates(dec: Decoder, run: Run, chains: list[Chain], max_depth: int
     while i < len(cands):  # forced continuations are free drafts (new nodes are visited as they are added)
         state = cands.state[i]
         if cands.token[i] != end and cands.depth[i] < max_depth:
-            if state is not last_state:
-                last_state, forced = state, con.forced(state)
+            forced = rules(state)[0]
             if forced is not None and forced not in cands.kids[i + 1]:
                 cands.add(i, forced, 1.0, con.advance(state, forced), None)
         i += 1
@@ -137,11 +163,14 @@ def draft_depth(dec: Decoder, run: Run) -> int:
 def build_tree(dec: Decoder, run: Run, drafters: list[Drafter], n_pending: int) -> DraftTree:
     """Draft, constrain and size the tree verified by the next forward."""
     depth = draft_depth(dec, run)
-    if depth <= 0 or not drafters:
+    # The first forward (the prompt) only drafts a few tokens: guesses of the intent rarely pay for the
+    # longer time to the first token.
+    max_nodes = dec.options.max_draft if run.stats.forwards else dec.options.prefill_draft
+    if depth <= 0 or not drafters or not max_nodes:
         return EMPTY_TREE
     cands = build_candidates(dec, run, propose(dec, run, drafters, depth), depth)
-    costs = dec.step_costs(n_pending, dec.options.max_draft, dec.cache.length)
-    return select_tree(cands, costs, dec.options.max_draft)
+    costs = dec.step_costs(n_pending, max_nodes, dec.cache.length)
+    return select_tree(cands, costs, max_nodes)
 
 
 def verify_tree(dec: Decoder, run: Run, tree: DraftTree, logits: np.ndarray, n_pending: int,

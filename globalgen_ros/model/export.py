@@ -25,7 +25,7 @@ from globalgen_ros.runtime.format import SPECIAL_TOKENS
 
 OPSET = 18
 ARTIFACTS = ["config.json", "model.safetensors", "heads.safetensors", "tokenizer.json", "model.int8.onnx",
-             "heads.int8.onnx"]
+             "heads.int8.onnx", "drafts.npz"]  # drafts.npz: optional, python -m globalgen_ros.decoding.datastore
 
 
 class HeadsModule(torch.nn.Module):
@@ -60,6 +60,8 @@ def save_weights(model: LlamaWithHeads, out: Path) -> None:
               metadata={"format": "pt"})
     save_file({k: v for k, v in state.items() if k.startswith("heads.")}, out / "heads.safetensors",
               metadata={"format": "pt"})
+    for name in ("model.safetensors", "heads.safetensors"):
+        (out / name).chmod(0o644)  # safetensors writes 0600
 
 
 def load_model(model_dir: str | Path, dtype: torch.dtype = torch.float32) -> LlamaWithHeads:
@@ -147,9 +149,9 @@ def check_onnx(model: LlamaWithHeads, decoder_path: Path, heads_path: Path, seed
             ref = model(*inputs)
             ref_heads = model.head_logits(ref[1][0])
         names = ["input_ids", "position_ids", "attention_mask", "past_kv"]
-        got = dec.run(None, {n: t.numpy() for n, t in zip(names, inputs)})
+        got = dec.run(None, {n: t.numpy() for n, t in zip(names, inputs, strict=True)})
         got_heads = heads.run(None, {"hidden": ref[1][0].numpy()})[0]
-        for name, r, g in zip(["logits", "hidden", "new_kv"], ref, got):
+        for name, r, g in zip(["logits", "hidden", "new_kv"], ref, got, strict=True):
             assert g.shape == tuple(r.shape), f"{name}: ORT shape {g.shape} != torch {tuple(r.shape)}"
             diffs[f"{name}@P={past},k={new}"] = float(np.abs(g - r.numpy()).max())
         assert got_heads.shape == tuple(ref_heads.shape)

@@ -27,23 +27,26 @@ from globalgen_ros.runtime.tokenizer import Tokenizer
 from globalgen_ros.schema import load_schema
 
 
-def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Return (ids, target mask) per dialogue; the mask marks the assistant tokens (header, reply, <|end|>)."""
+def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int,
+                  header_weight: float = 1.0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return (ids, target weights) per dialogue: 0 on the prompt, header_weight on the header (through
+    <|reply|>), 1 on the reply and <|end|>."""
     out = []
     with open(path, encoding="utf-8") as f:
         for line in tqdm(f, desc="encode", unit="dlg", mininterval=2):
-            ids, mask = [tok.bos], [False]
+            ids, weights = [tok.bos], [0.0]
             for t in json.loads(line)["turns"]:
                 turn, start = turn_tokens(tok, schema, t["user"], t["intent"], t["slots"], t["reply"])
+                header = turn.index(tok.reply, start) + 1 - start
                 ids += turn
-                mask += [False] * start + [True] * (len(turn) - start)
+                weights += [0.0] * start + [header_weight] * header + [1.0] * (len(turn) - start - header)
             if len(ids) <= max_len:
-                out.append((np.array(ids, dtype=np.int64), np.array(mask, dtype=bool)))
+                out.append((np.array(ids, dtype=np.int64), np.array(weights, dtype=np.float32)))
     return out
 
 
 def batches(data, batch_tokens: int, pad_id: int, rng: random.Random):
-    """Yield padded (ids, mask) batches of similar lengths, forever."""
+    """Yield padded (ids, weights) batches of similar lengths, forever."""
     order = sorted(range(len(data)), key=lambda i: (len(data[i][0]), rng.random()))
     while True:
         chunks, i = [], 0
@@ -57,18 +60,20 @@ def batches(data, batch_tokens: int, pad_id: int, rng: random.Random):
         for chunk in chunks:
             T = max(len(data[j][0]) for j in chunk)
             ids = np.full((len(chunk), T), pad_id, dtype=np.int64)
-            mask = np.zeros((len(chunk), T), dtype=bool)
+            mask = np.zeros((len(chunk), T), dtype=np.float32)
             for r, j in enumerate(chunk):
                 ids[r, :len(data[j][0])], mask[r, :len(data[j][1])] = data[j]
             yield torch.from_numpy(ids), torch.from_numpy(mask)
 
 
-def loss_fn(model: LlamaWithHeads, ids: torch.Tensor, mask: torch.Tensor, head_weight: float,
+def loss_fn(model: LlamaWithHeads, ids: torch.Tensor, weights: torch.Tensor, head_weight: float,
             head_sample: float = 1.0) -> tuple:
-    """Next-token loss on the assistant tokens plus the extra heads' t+2+j losses."""
+    """Weighted next-token loss on the assistant tokens plus the extra heads' t+2+j losses."""
     _, h = _hidden(model, ids)  # (B, T, d)
-    tgt_mask = mask[:, 1:]  # position t predicts token t+1
-    main = F.cross_entropy(model.lm_head(h[:, :-1][tgt_mask]), ids[:, 1:][tgt_mask])
+    mask = weights > 0
+    tgt_mask, w = mask[:, 1:], weights[:, 1:][mask[:, 1:]]  # position t predicts token t+1
+    ce = F.cross_entropy(model.lm_head(h[:, :-1][tgt_mask]), ids[:, 1:][tgt_mask], reduction="none")
+    main = (ce * w).sum() / w.sum()
     total, head_losses = main, []
     for j, head in enumerate(model.heads):
         shift = j + 2
@@ -127,15 +132,25 @@ def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWith
     torch.manual_seed(cfg.seed)
     tok, schema, corpus = prepare(cfg)
     if data is None:
-        data = encode_corpus(tok, schema, corpus / "train.jsonl", cfg.max_len)
+        data = encode_corpus(tok, schema, corpus / "train.jsonl", cfg.max_len, cfg.header_weight)
     mcfg = LlamaConfig(**{"vocab_size": tok.vocab_size, "max_position_embeddings": cfg.max_len} | cfg.model)
     model = LlamaWithHeads(mcfg)
     opt = make_optimizer(model, cfg)
+    start = 0
+    if cfg.resume:
+        ckpt = torch.load(cfg.resume, map_location="cpu", weights_only=False)
+        model.load_state_dict(ckpt["model"])
+        if "optimizer" in ckpt:
+            opt.load_state_dict(ckpt["optimizer"])
+        start = ckpt["step"]
     out = Path(cfg.out)
     log = open(out / "train.log", "a", encoding="utf-8")
     stream = batches(data, cfg.batch_tokens, tok.pad, random.Random(cfg.seed))
+    for _ in range(start):  # a resumed run sees the batches it has not seen yet
+        next(stream)
     t0, losses, summary = time.time(), [], {}
-    bar = tqdm(range(cfg.steps), desc="train", unit="step", disable=not progress, mininterval=5)
+    bar = tqdm(range(start, cfg.steps), desc="train", initial=start, total=cfg.steps, unit="step",
+               disable=not progress, mininterval=5)
     for step in bar:
         for g in opt.param_groups:
             g["lr"] = lr_at(step, cfg)
@@ -154,7 +169,7 @@ def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWith
             log.flush()
             bar.set_postfix(loss=row["loss"])
         if (cfg.checkpoint_every and (step + 1) % cfg.checkpoint_every == 0) or step == cfg.steps - 1:
-            save_checkpoint(model, cfg, out / "last.pt", step + 1, time.time() - t0)
+            save_checkpoint(model, cfg, out / "last.pt", step + 1, time.time() - t0, opt)
             if (step + 1) % 400 == 0:
                 save_checkpoint(model, cfg, out / f"step{step + 1}.pt", step + 1, time.time() - t0)
     summary = {"steps": cfg.steps, "train_seconds": round(time.time() - t0, 1), "first_loss": losses[0],
@@ -170,9 +185,13 @@ def recipe(cfg: TrainConfig, model: LlamaWithHeads, **extra) -> dict:
             "command": "globalgen train", **extra}
 
 
-def save_checkpoint(model: LlamaWithHeads, cfg: TrainConfig, path: Path, step: int, seconds: float) -> None:
-    torch.save({"config": dataclasses.asdict(model.config), "model": model.state_dict(), "step": step,
-                "recipe": recipe(cfg, model, steps_done=step, train_seconds=round(seconds, 1))}, path)
+def save_checkpoint(model: LlamaWithHeads, cfg: TrainConfig, path: Path, step: int, seconds: float,
+                    opt: torch.optim.Optimizer | None = None) -> None:
+    state = {"config": dataclasses.asdict(model.config), "model": model.state_dict(), "step": step,
+             "recipe": recipe(cfg, model, steps_done=step, train_seconds=round(seconds, 1))}
+    if opt is not None:
+        state["optimizer"] = opt.state_dict()
+    torch.save(state, path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,18 +16,20 @@ class TrainConfig:
     train_dialogues: int = 150_000
     vocab_size: int = 4096
     model: dict = field(default_factory=lambda: {"num_hidden_layers": 4})  # LlamaConfig overrides
-    steps: int = 1600
+    steps: int = 3600
     batch_tokens: int = 3072      # padded tokens per batch
     lr: float = 2e-3
     warmup: int = 100
     min_lr_ratio: float = 0.05
     weight_decay: float = 0.1
+    header_weight: float = 2.0    # loss weight of header tokens (intent, slots) relative to reply tokens
     head_weight: float = 0.2      # loss weight of extra head j is head_weight * 0.8**j
     head_sample: float = 0.35     # fraction of target positions the extra heads are trained on (saves time)
     max_len: int = 256
     threads: int = 2
     checkpoint_every: int = 200
     log_every: int = 50
+    resume: str = ""              # continue from this checkpoint (same config)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,10 +45,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--vocab-size", type=int, default=d.vocab_size)
     parser.add_argument("--train-dialogues", type=int, default=d.train_dialogues)
     parser.add_argument("--threads", type=int, default=d.threads)
-    parser.add_argument("--model", default=json.dumps(d.model), help='LlamaConfig overrides as JSON (default %(default)s)')
+    parser.add_argument("--model", default=json.dumps(d.model),
+                        help="LlamaConfig overrides as JSON (default %(default)s)")
+    parser.add_argument("--resume", default="", help="continue from this checkpoint (e.g. runs/default/last.pt)")
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     return TrainConfig(out=args.out, corpus=args.corpus, schema=args.schema, seed=args.seed, steps=args.steps,
                        batch_tokens=args.batch_tokens, lr=args.lr, vocab_size=args.vocab_size,
-                       train_dialogues=args.train_dialogues, threads=args.threads, model=json.loads(args.model))
+                       train_dialogues=args.train_dialogues, threads=args.threads, model=json.loads(args.model),
+                       resume=args.resume)

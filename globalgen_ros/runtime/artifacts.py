@@ -37,11 +37,14 @@ class ModelArtifacts:
 
 
 def default_model_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """Resolve the model directory: explicit path, $GLOBALGEN_MODEL_DIR, ament share dir, then the repo."""
+    """Resolve the model directory: explicit path, $GLOBALGEN_MODEL_DIR, the checkout, then the ament share dir."""
     if explicit:
         return Path(explicit).expanduser()
     if os.environ.get(ENV_MODEL_DIR):
         return Path(os.environ[ENV_MODEL_DIR]).expanduser()
+    source_tree = _REPO_ROOT / "models" / "default"
+    if source_tree.is_dir():  # running from a checkout: its models win over an installed (maybe older) copy
+        return source_tree
     try:
         from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 
@@ -49,11 +52,11 @@ def default_model_dir(explicit: str | os.PathLike | None = None) -> Path:
             share = Path(get_package_share_directory("globalgen_ros")) / "models" / "default"
             if share.is_dir():
                 return share
-        except (PackageNotFoundError, ValueError):
+        except (PackageNotFoundError, ValueError, OSError):  # OSError: AMENT_PREFIX_PATH unset
             pass
     except ImportError:
         pass
-    return _REPO_ROOT / "models" / "default"
+    return source_tree
 
 
 def sha256_file(path: Path) -> str:

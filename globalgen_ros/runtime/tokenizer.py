@@ -9,7 +9,6 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from globalgen_ros.runtime.format import SPECIAL_TOKENS
 
-
 SURROGATES = re.compile("[\ud800-\udfff]")
 
 
