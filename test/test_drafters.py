@@ -5,6 +5,7 @@ import pytest
 
 from globalgen_ros.decoding.datastore import NgramDatastore, count_ngrams
 from globalgen_ros.decoding.drafters import ContextDrafter, DatastoreDrafter, DraftContext, HeadsDrafter
+from globalgen_ros.decoding.templates import ReplyTemplates, TemplateDrafter
 
 END = 7
 
@@ -80,3 +81,32 @@ def test_heads_drafter_aligns_heads_with_pending_tokens():
     n = len(calls)
     assert HeadsDrafter(topk=1).propose(ctx) == [] and len(calls) == n
     assert HeadsDrafter(topk=1).propose(DraftContext(tokens=[0], n_prompt=1, max_depth=4)) == []
+
+
+def test_reply_templates_take_values_out_and_put_new_ones_in(tmp_path):
+    VALUE, SLOT, REPLY, INTENT, USER = 5, 4, 6, 3, 1
+    tpl = ReplyTemplates(VALUE, (SLOT, REPLY, END))
+    # <intent> nav <slot> dest <value> [40 41] <reply> ... 40 41 . <end>   (the value reappears in the reply)
+    for value in ([40, 41], [50], [60, 61, 62]):
+        tpl.add("zh", [INTENT, 20, SLOT, 21, VALUE, *value], [30, 31, *value, 32, END])
+    tpl.add("zh", [INTENT, 22, SLOT, 23, VALUE, 70], [33, END])  # an enum value worded otherwise: stays literal
+    assert tpl.candidates("zh", [INTENT, 20, SLOT, 21, VALUE, 90, 91]) == [([30, 31, 90, 91, 32, END], 1.0)]
+    assert tpl.candidates("zh", [INTENT, 22, SLOT, 23, VALUE, 70]) == [([33, END], 1.0)]
+    assert tpl.candidates("zh", [INTENT, 22, SLOT, 23, VALUE, 71]) == []
+    assert tpl.candidates("en", [INTENT, 20, SLOT, 21, VALUE, 90]) == []
+    store = NgramDatastore(templates=tpl)
+    store.save(tmp_path / "d.npz")
+    assert NgramDatastore.load(tmp_path / "d.npz").templates.table == tpl.table
+
+    cjk = np.zeros(100, bool)
+    cjk[80] = True  # the user said a CJK token: the reply is Chinese
+    drafter = TemplateDrafter(tpl, REPLY, USER, 2, cjk)
+    prompt = [0, USER, 80, 90, 91, 2]
+    out = [INTENT, 20, SLOT, 21, VALUE, 90, 91]
+    ctx = DraftContext(tokens=prompt + out, n_prompt=len(prompt), max_depth=16)
+    assert drafter.propose(ctx)[0].tokens == [REPLY, 30, 31, 90, 91, 32, END]  # <|reply|> may come next
+    ctx = DraftContext(tokens=prompt + out + [REPLY, 30], n_prompt=len(prompt), max_depth=3)
+    chain = drafter.propose(ctx)[0]
+    assert chain.tokens == [31, 90, 91] and chain.tags[0] == "tpl"
+    ctx = DraftContext(tokens=prompt + out + [REPLY, 33], n_prompt=len(prompt), max_depth=8)
+    assert drafter.propose(ctx) == []  # the reply so far left every template

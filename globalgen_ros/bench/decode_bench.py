@@ -229,7 +229,11 @@ def run(args) -> int:
     peer = None
     if not args.no_transformers:
         tok = assistant.tokenizer
-        peer = TransformersPeer(assistant.artifacts.root, args.threads, tok.end, tok.pad)
+        try:
+            peer = TransformersPeer(assistant.artifacts.root, args.threads, tok.end, tok.pad)
+        except ImportError as e:  # a robot image without torch/transformers: measure our strategies only
+            print(f"bench: transformers peers skipped ({e}); install requirements/train.txt to include them",
+                  file=sys.stderr)
     names = list(OURS) + (list(PEERS) if peer else [])
     runners = {s: (lambda c, s=s: run_ours(assistant, c, s, max_new)) for s in OURS}
     if peer:
