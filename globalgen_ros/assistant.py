@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
+from globalgen_ros.cache.attention import Layer0Attention
 from globalgen_ros.cache.context import build_context, history_digest
 from globalgen_ros.cache.tiered import CacheConfig, TieredKVCache
 from globalgen_ros.cache.window import WindowPlan
@@ -127,7 +128,8 @@ class Assistant:
         tok = self.tokenizer
         model_id = self.artifacts.manifest["files"].get("model.int8.onnx", {}).get("sha256", "")
         self.cache = TieredKVCache(self.model.dims.kv_row_shape, cache_config(cache, self.model.dims.max_len),
-                                   model_id=model_id)
+                                   model_id=model_id, scorer=Layer0Attention.from_model_dir(self.artifacts.root,
+                                                                                            self.artifacts.config))
         self.decoder = Decoder(self.model, end_id=tok.end, options=self.options, datastore=datastore,
                                cache=self.cache, stop_ids=(tok.bos, tok.user, tok.assistant, tok.pad),
                                special_ids={"reply": tok.reply, "user": tok.user, "assistant": tok.assistant},

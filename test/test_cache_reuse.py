@@ -22,6 +22,8 @@ import numpy as np
 import pytest
 
 from globalgen_ros.assistant import Assistant, CacheConfig, ContextTooLong
+from globalgen_ros.decoding.tree import step_mask
+from globalgen_ros.runtime.format import prompt_tokens
 from globalgen_ros.runtime.onnx_model import open_session
 
 REPO = Path(__file__).resolve().parents[1]
@@ -130,22 +132,18 @@ def test_prefix_reuse_without_sessions_gives_the_recomputed_tokens(random_model,
     assert stats["sessions_count"] == 0 and stats["warm_hit_tokens"] > 0  # by token content alone
 
 
-def test_int8_warm_tier_agreement_is_measured(model_dir, sessions):
+def test_int8_warm_tier_agreement_is_measured(model_dir):
+    from globalgen_ros.bench.cache_bench import agreement, held_out_sessions
+
     # `ar` feeds every forward the same way in both modes, so only the stored K/V differs
-    out, _, _ = replay(model_dir, sessions, {"fp32": {"warm_format": "fp32"}, "int8": {"warm_format": "int8"}},
-                    strategies=("ar",))
-    total = sum(len(t) for t in out["fp32"])
-    same = 0
-    for a, b in zip(out["fp32"], out["int8"], strict=True):
-        n = 0
-        while n < min(len(a), len(b)) and a[n] == b[n]:
-            n += 1
-        same += n
-    agreement = same / total
-    # Random weights have tiny logit margins, so a quantized K/V flips more of their greedy choices than it
-    # does on the trained model (benchmarked: docs/cache.md); the floor here catches broken quantization.
+    out, _, _ = replay(model_dir, held_out_sessions(8, seed=2), {"fp32": {"warm_format": "fp32"},
+                                                                 "int8": {"warm_format": "int8"}}, max_new=64,
+                       strategies=("ar",))
+    tokens, replies = agreement(out["fp32"], out["int8"])  # tokens up to each reply's first difference
+    # The benchmark's target is 99 % over 40 sessions; one early flip in this smaller sample costs ~2 %.
+    # Random weights have tiny logit margins, so int8 K/V flips more of their greedy choices.
     trained = json.loads((Path(model_dir) / "manifest.json").read_text())["recipe"].get("kind") != "random"
-    assert agreement >= (0.99 if trained else 0.9), f"int8 warm tier agreement {agreement:.3f}"
+    assert tokens >= (0.98 if trained else 0.9), f"int8 warm tier agreement {tokens:.3f} ({replies:.2%} identical)"
 
 
 def test_long_session_is_compacted_and_an_oversized_turn_is_refused(model_dir, sessions):
@@ -191,3 +189,21 @@ def test_corrupt_cold_file_is_discarded_and_recomputed(random_model, sessions, t
     again = assistant(model_dir, **cold)
     assert again.respond("and then stop", history=history, max_new_tokens=16).token_ids == want.token_ids
     assert again.cache_stats()["cold_hits"] > 0 and again.cache_stats()["cold_corrupt"] == 0
+
+
+def test_layer0_attention_from_weights_matches_the_decoder(model_dir, sessions):
+    """The numpy first layer (turn values for compaction) computes the decoder's own layer-0 keys."""
+    bot = assistant(model_dir)
+    scorer = bot.cache.scorer
+    assert scorer is not None  # model.safetensors ships with the model
+    ids, _ = prompt_tokens(bot.tokenizer, sessions[0][0])
+    _, k0 = scorer.qk(np.array(ids))  # (H, T, D)
+    n = len(ids)
+    _, _, new_kv = bot.model.forward(np.array([ids]), np.arange(n)[None], step_mask(0, n, np.zeros(0, np.int64)),
+                                     None)
+    onnx_k0 = new_kv[:, 0, 0].transpose(1, 0, 2)  # (H, T, D), int8 weights
+    assert np.abs(k0 - onnx_k0).max() <= 0.05 * np.abs(onnx_k0).max()
+    probs = scorer.attention(ids)
+    assert np.allclose(probs.sum(-1), 1, atol=1e-5) and np.allclose(np.triu(probs, 1), 0)
+    values = scorer.turn_values(ids + ids[1:], [1, n], 2 * n - 1)  # a turn seen by the repeat of itself
+    assert values[0] > 0 and values[1] == 0

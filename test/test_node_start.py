@@ -90,8 +90,19 @@ def test_missing_model_fails_configure_with_the_path(node_process, tmp_path):
     assert "configure failed" in out and str(missing) in out, out
 
 
+_clients: dict = {}
+
+
+def _service_client(session: Session, srv_type, name: str):
+    """Create a service client once per session: a fresh client per call may miss its first response."""
+    key = (id(session), name)
+    if key not in _clients:
+        _clients[key] = session.client.node.create_client(srv_type, name)
+    return _clients[key]
+
+
 def _transition(session: Session, transition_id: int) -> bool:
-    client = session.client.node.create_client(ChangeState, "/globalgen_node/change_state")
+    client = _service_client(session, ChangeState, "/globalgen_node/change_state")
     assert client.wait_for_service(timeout_sec=30.0)
     future = client.call_async(ChangeState.Request(transition=Transition(id=transition_id)))
     session.client.spin_until(future.done, 120.0, f"transition {transition_id}")
@@ -99,10 +110,10 @@ def _transition(session: Session, transition_id: int) -> bool:
 
 
 def _state(session: Session) -> str:
-    client = session.client.node.create_client(GetState, "/globalgen_node/get_state")
+    client = _service_client(session, GetState, "/globalgen_node/get_state")
     assert client.wait_for_service(timeout_sec=30.0)
     future = client.call_async(GetState.Request())
-    session.client.spin_until(future.done, 10.0, "get_state")
+    session.client.spin_until(future.done, 60.0, "get_state")
     return future.result().current_state.label
 
 

@@ -51,7 +51,13 @@ def build_context(cache: TieredKVCache, tok, text: str, history: Sequence[tuple[
         starts = [i for i, t in enumerate(ids) if t == tok.user]
     bounds = starts + [len(ids)]
     turns = [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-    plan = cache.plan([len(t) for t in turns], new_turn, values, expected_reply)
+    lengths = [len(t) for t in turns]
+    plan = cache.plan(lengths, new_turn, None, expected_reply)
+    if plan.dropped and not plan.defer:  # compaction: keep the earlier turns of most value
+        if cache.scorer is not None:  # their first-layer attention, the new turn included (H2O + SnapKV)
+            values = cache.scorer.turn_values(ids + base[-new_turn:], starts + [len(ids)], len(ids) + new_turn)[:-1]
+        if values:  # else: the key-norm values of the session's cached rows, if any
+            plan = cache.plan(lengths, new_turn, values, expected_reply)
     if plan.defer:
         return Context([], list(user_ids), [], plan, digest)
     ids = ids[:starts[0]] if starts else ids  # <|bos|> (the attention sink)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
+from globalgen_ros.cache.attention import Layer0Attention
 from globalgen_ros.cache.blocks import block_keys, common_prefix, model_seed
 from globalgen_ros.cache.cold_store import ColdStore
 from globalgen_ros.cache.kv import HotKVCache
@@ -91,9 +92,14 @@ class TieredKVCache(HotKVCache):
     """A `KVCache` (kv.py) whose committed rows outlive the request in budgeted tiers."""
 
     def __init__(self, row_shape: tuple[int, int, int, int], config: CacheConfig | None = None, *,
-                 model_id: str = ""):
-        """Create the tiers for KV rows of row_shape (L, 2, H, D); model_id names the model in block keys."""
+                 model_id: str = "", scorer: Layer0Attention | None = None):
+        """Create the tiers for KV rows of row_shape (L, 2, H, D).
+
+        model_id names the model in block keys; scorer (from model.safetensors) values turns by their first-layer
+        attention when a history is compacted; without it, by the key-norm proxy of their cached rows.
+        """
         self.config = config or CacheConfig()
+        self.scorer = scorer
         self.config.validate()
         super().__init__(max(self.config.windows), row_shape)
         L, _, H, D = row_shape
@@ -229,7 +235,8 @@ class TieredKVCache(HotKVCache):
             tail_key = self._save_blocks(ids[:n], old.tail_key if old is not None else None)
         if session_id:
             starts = np.asarray(turn_starts if turn_starts is not None else [], np.int32)
-            values = np.asarray(turn_values(key_value_scores(self.buf[:n]), starts, n), np.float32)
+            values = np.zeros(0, np.float32) if self.scorer is not None else \
+                np.asarray(turn_values(key_value_scores(self.buf[:n]), starts, n), np.float32)
             for gone in self.sessions.put(session_id, Session(ids.copy(), starts, values, digest, tail_key)):
                 if gone.tail_key is not None:
                     self.warm.pop(gone.tail_key)

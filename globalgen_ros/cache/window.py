@@ -7,11 +7,12 @@ always stay, then the most recent turns, then the earlier turns of highest value
 compacting again). A request whose sink + new turn + expected reply alone exceed the largest window gets no
 window: the caller must defer it (watchdog -> cloud), never truncate it.
 
-Turn value: H2O / SnapKV rank cached tokens by the attention they receive. Our ONNX decoder does not output
-attention weights, so the value of a token is approximated from its cached key alone: keys with a *small* L2
-norm receive *high* attention (Devoto et al., "A Simple and Effective L2 Norm-Based Strategy for KV Cache
-Compression", EMNLP 2024; the correlation is weak in the first layers, which are skipped). A turn's value is
-the mean value of its tokens.
+Turn value: H2O / SnapKV rank cached tokens by the attention they receive. The ONNX decoder does not output
+attention weights; attention.py computes the first layer's attention exactly from the weights instead (the
+value used when model.safetensors is there). The fallback here needs only the cached rows: keys with a *small*
+L2 norm receive *high* attention (Devoto et al., "A Simple and Effective L2 Norm-Based Strategy for KV Cache
+Compression", EMNLP 2024; the first layers are skipped), a turn's value being the mean over its tokens. On our
+trained model it ranks older turns less well than the layer-0 attention (docs/cache.md).
 """
 
 from __future__ import annotations
