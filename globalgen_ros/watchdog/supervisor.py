@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from globalgen_ros.assistant import ContextTooLong
 from globalgen_ros.watchdog.cloud import CloudClient, CloudError
 from globalgen_ros.watchdog.cloud_format import build_messages, parse_answer
 from globalgen_ros.watchdog.language import APOLOGY, say
@@ -89,9 +90,12 @@ class Watchdog:
         if n > cfg.max_edge_tokens:
             return Deferral(f"long context: {n} prompt tokens > watchdog.max_edge_tokens={cfg.max_edge_tokens}")
         start = time.monotonic()
-        reply = self.assistant.respond(req.text, history=history, session_id=req.session_id,
-                                       strategy=req.strategy, max_new_tokens=req.max_new_tokens, on_text=on_text,
-                                       deadline=start + cfg.deadline_ms / 1000.0, cancel=cancel)
+        try:
+            reply = self.assistant.respond(req.text, history=history, session_id=req.session_id,
+                                           strategy=req.strategy, max_new_tokens=req.max_new_tokens,
+                                           on_text=on_text, deadline=start + cfg.deadline_ms / 1000.0, cancel=cancel)
+        except ContextTooLong as exc:  # the edge window cannot hold it: the cloud's job, never a truncation
+            return Deferral(f"long context: {exc}")
         if reply.finish_reason == "cancelled":
             return Outcome(REJECTED, NODE, "", req.language, error="cancelled", strategy=reply.strategy,
                            tokens=reply.tokens, forwards=reply.forwards)
