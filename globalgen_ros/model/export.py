@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import json
 import logging
 import shutil
@@ -21,6 +20,7 @@ from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 
 from globalgen_ros.model.llama import LlamaConfig, LlamaWithHeads
+from globalgen_ros.runtime.artifacts import sha256_file
 from globalgen_ros.runtime.format import SPECIAL_TOKENS
 
 OPSET = 18
@@ -116,17 +116,9 @@ def quantize(src: Path, dst: Path) -> None:
     onnx.save(per_row_activations(onnx.load(str(dst)))[0], str(dst))
 
 
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def write_manifest(out: Path, recipe: dict, eval_results: dict | None = None) -> dict:
     """Write manifest.json: sha256 + size of each artifact, the training recipe and eval results."""
-    files = {name: {"sha256": sha256(out / name), "size": (out / name).stat().st_size}
+    files = {name: {"sha256": sha256_file(out / name), "size": (out / name).stat().st_size}
              for name in ARTIFACTS if (out / name).exists()}
     manifest = {"format": 1, "files": files, "recipe": recipe, "eval": eval_results or {}}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")

@@ -22,8 +22,9 @@ from tqdm import tqdm
 
 from globalgen_ros.assistant import Assistant
 from globalgen_ros.cli.eval import load_cases, score
-from globalgen_ros.model.export import load_model, sha256
+from globalgen_ros.model.export import load_model
 from globalgen_ros.model.greedy import generate
+from globalgen_ros.runtime.artifacts import sha256_file
 
 
 def evaluate(assistant: Assistant, cases: list[dict], desc: str) -> tuple[dict, list[dict]]:
@@ -81,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {"held_out": held, "natural": natural, "fp32_vs_int8": agree,
                "decode_step_ms_int8_k1": decode_step_ms(assistant),
                "sizes_bytes": {p.name: p.stat().st_size for p in sorted(root.iterdir()) if p.is_file()},
-               "held_out_cases_sha256": sha256(Path(args.held_out)), "strategy": "ar", "threads": 2}
+               "held_out_cases_sha256": sha256_file(Path(args.held_out)), "strategy": "ar", "threads": 2}
     print(json.dumps(results, ensure_ascii=False))
     if not args.no_write:
         manifest = json.loads((root / "manifest.json").read_text())
