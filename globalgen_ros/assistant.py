@@ -17,7 +17,7 @@ from globalgen_ros.decoding.calibration import CostModel
 from globalgen_ros.decoding.datastore import NgramDatastore
 from globalgen_ros.decoding.engine import STRATEGIES, DecodeOptions, Decoder, GenerationStats
 from globalgen_ros.runtime.artifacts import ModelArtifactError, load_artifacts
-from globalgen_ros.runtime.constraints import HeaderConstraint
+from globalgen_ros.runtime.constraints import HeaderConstraint, SchemaTries
 from globalgen_ros.runtime.format import detect_language, parse_output, prompt_tokens
 from globalgen_ros.runtime.onnx_model import OnnxModel
 from globalgen_ros.runtime.tokenizer import Tokenizer, TokenizerError
@@ -122,6 +122,7 @@ class Assistant:
             self.tokenizer = Tokenizer(self.artifacts.path("tokenizer.json"))
         except TokenizerError as e:
             raise ModelArtifactError(str(e)) from None
+        self.schema_tries = SchemaTries.build(self.schema, self.tokenizer)  # once, not per request
         self.model = OnnxModel(self.artifacts, threads=threads)
         drafts = self.artifacts.optional.get(DRAFTS_FILE)
         datastore = NgramDatastore.load(drafts, history_replies) if drafts else NgramDatastore(history=history_replies)
@@ -172,7 +173,7 @@ class Assistant:
                 raise ContextTooLong(f"the new turn ({len(ctx.user_ids) + 2} tokens) and a {expected}-token reply "
                                      f"do not fit the largest context window ({self.cache.capacity} tokens); defer "
                                      f"it to the cloud model or shorten the transcript")
-            constraint = HeaderConstraint(self.schema, tok, ctx.user_ids)
+            constraint = HeaderConstraint(self.schema, tok, ctx.user_ids, self.schema_tries)
             gen = self.decoder.generate(ctx.ids, constraint=constraint, strategy=strategy,
                                         max_new_tokens=min(max_new_tokens, self.cache.capacity - len(ctx.ids)),
                                         on_tokens=on_tokens, deadline=deadline, cancel=cancel)

@@ -40,15 +40,32 @@ class Trie:
         return self.words.get(prefix)
 
 
+@dataclass(frozen=True)
+class SchemaTries:
+    """The schema's names and enum values as token tries: they depend on the schema only, not on the request."""
+
+    intent: Trie
+    slots: list[list[Trie]]         # [intent][last filled slot + 1] -> names of the slots still allowed
+    enums: list[list[Trie | None]]  # [intent][slot] -> enum values (None: not an enum slot)
+
+    @classmethod
+    def build(cls, schema: Schema, tokenizer) -> SchemaTries:
+        return cls(
+            intent=Trie({tuple(tokenizer.encode(i.name)): k for k, i in enumerate(schema.intents)}),
+            slots=[[Trie({tuple(tokenizer.encode(s.name)): j for j, s in enumerate(i.slots) if j > last})
+                    for last in range(-1, len(i.slots))] for i in schema.intents],
+            enums=[[Trie({tuple(tokenizer.encode(v)): n for n, v in enumerate(s.values)})
+                    if s.type == "enum" else None for s in i.slots] for i in schema.intents],
+        )
+
+
 class HeaderConstraint:
-    def __init__(self, schema: Schema, tokenizer, user_token_ids: list[int]):
+    def __init__(self, schema: Schema, tokenizer, user_token_ids: list[int], tries: SchemaTries | None = None):
+        """Constrain one request's header; pass `tries` (built once per schema) to skip rebuilding them."""
         self.schema, self.tok = schema, tokenizer
         self.user = [int(t) for t in user_token_ids]
-        self.intent_trie = Trie({tuple(tokenizer.encode(i.name)): k for k, i in enumerate(schema.intents)})
-        self.slot_tries = [[Trie({tuple(tokenizer.encode(s.name)): j for j, s in enumerate(i.slots) if j > last})
-                            for last in range(-1, len(i.slots))] for i in schema.intents]
-        self.enum_tries = [[Trie({tuple(tokenizer.encode(v)): n for n, v in enumerate(s.values)})
-                            if s.type == "enum" else None for s in i.slots] for i in schema.intents]
+        tries = tries or SchemaTries.build(schema, tokenizer)
+        self.intent_trie, self.slot_tries, self.enum_tries = tries.intent, tries.slots, tries.enums
         # a copied span starts at a visible token on a character boundary and ends on a character boundary
         mid = [tokenizer.starts_mid_character(t) for t in self.user] + [False]
         self.copy_starts = tuple(p for p, t in enumerate(self.user) if not mid[p] and tokenizer.token_text(t).strip())
