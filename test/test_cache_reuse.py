@@ -136,11 +136,11 @@ def test_int8_warm_tier_agreement_is_measured(model_dir):
     from globalgen_ros.bench.cache_bench import agreement, held_out_sessions
 
     # `ar` feeds every forward the same way in both modes, so only the stored K/V differs
-    out, _, _ = replay(model_dir, held_out_sessions(8, seed=2), {"fp32": {"warm_format": "fp32"},
+    out, _, _ = replay(model_dir, held_out_sessions(16, seed=2), {"fp32": {"warm_format": "fp32"},
                                                                  "int8": {"warm_format": "int8"}}, max_new=64,
                        strategies=("ar",))
     tokens, replies = agreement(out["fp32"], out["int8"])  # tokens up to each reply's first difference
-    # The benchmark's target is 99 % over 40 sessions; one early flip in this smaller sample costs ~2 %.
+    # The benchmark's target is 99 % over 40 sessions; one early flip in this smaller sample costs ~1 %.
     # Random weights have tiny logit margins, so int8 K/V flips more of their greedy choices.
     trained = json.loads((Path(model_dir) / "manifest.json").read_text())["recipe"].get("kind") != "random"
     assert tokens >= (0.98 if trained else 0.9), f"int8 warm tier agreement {tokens:.3f} ({replies:.2%} identical)"

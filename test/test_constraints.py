@@ -46,6 +46,8 @@ def test_random_logits_stay_inside_the_schema(schema, small_tokenizer, seed, tex
     assert schema.validate_output(parsed.intent, parsed.slots) == []
     order = [s.name for s in schema[parsed.intent].slots]
     assert list(parsed.slots) == [n for n in order if n in parsed.slots]  # schema order, no repeats
+    required = [s.name for s in schema[parsed.intent].slots if not s.optional]
+    assert set(required) <= set(parsed.slots), (parsed, required)  # no required slot is skipped
     for name, value in parsed.slots.items():
         if schema[parsed.intent].slot(name).type == "text":
             assert value and value in " ".join(tok.decode(user).split())  # a copied span of the transcript
@@ -98,3 +100,19 @@ def test_text_slot_copies_only_continuations(schema, small_tokenizer):
     the = tok.encode(" the")[0]
     state = cons.advance(state, the)
     assert set(cons.allowed(state).tolist()) == {user[user.index(the) + 1], tok.reply}
+
+
+def test_required_slot_cannot_be_skipped(schema, small_tokenizer):
+    tok = small_tokenizer
+    user = user_tokens(tok, "put the cup on the table")
+    cons = HeaderConstraint(schema, tok, user)
+    state = cons.start()
+    for t in [tok.intent] + tok.encode("robot_place"):
+        state = cons.advance(state, t)
+    assert tok.reply not in cons.allowed(state).tolist()  # location is required
+    state = cons.advance(state, tok.slot)
+    names = {tok.decode([t]) for t in cons.allowed(state).tolist()}
+    assert any("object".startswith(n) for n in names) and any("location".startswith(n) for n in names)
+    for t in tok.encode("object") + [tok.value] + tok.encode(" the cup")[1:]:
+        state = cons.advance(state, t)
+    assert tok.reply not in cons.allowed(state).tolist() and tok.slot in cons.allowed(state).tolist()

@@ -73,8 +73,8 @@ def test_manifest_describes_the_model():
     held_out = manifest["eval"]["held_out"]
     assert held_out["n"] >= 1000
     for lang in ("zh", "en"):
-        assert held_out["by_language"][lang]["intent_accuracy"] >= 0.75
-        assert held_out["by_language"][lang]["slot_accuracy"] >= 0.6
+        assert held_out["by_language"][lang]["intent_accuracy"] >= 0.88
+        assert held_out["by_language"][lang]["slot_accuracy"] >= 0.85
 
 
 @pytest.mark.parametrize("damage, name", [

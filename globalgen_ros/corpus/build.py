@@ -46,12 +46,15 @@ def eval_value(value: str) -> bool:
 
 
 def all_templates() -> list[Template]:
-    out = []
+    """Every template once (an exact repeat in a list is dropped, so it can't land in both splits)."""
+    out, seen = [], set()
     for intent, by_lang in T.items():
         for lang, items in by_lang.items():
             for i, t in enumerate(items):
                 fixed, text = (tuple(sorted(t[0].items())), t[1]) if isinstance(t, tuple) else ((), t)
-                out.append(Template(intent, lang, i, text, fixed))
+                if (intent, lang, fixed, text) not in seen:
+                    seen.add((intent, lang, fixed, text))
+                    out.append(Template(intent, lang, i, text, fixed))
     for cat, by_lang in NONE.items():
         for lang, items in by_lang.items():
             out.extend(Template(f"none:{cat}", lang, i, t) for i, t in enumerate(items))
@@ -76,7 +79,8 @@ def split_templates(templates: list[Template], seed: int) -> tuple[list[Template
 
 def expand(rng: random.Random, text: str) -> str:
     """Pick one alternative of every [a|b|] group."""
-    return re.sub(r"\[([^\[\]]*)\]", lambda m: rng.choice(m.group(1).split("|")), text)
+    text = re.sub(r"\[([^\[\]]*)\]", lambda m: rng.choice(m.group(1).split("|")), text)
+    return re.sub(r" {2,}", " ", text).strip()
 
 
 class Builder:
@@ -123,6 +127,9 @@ class Builder:
             out = {"user": user, "intent": "none", "slots": {}, "reply": NONE_REPLIES[tpl.intent[5:]][lang]}
         else:
             spec = self.schema[intent]
+            missing = [s.name for s in spec.slots if not s.optional and s.name not in slots]
+            if missing:
+                raise ValueError(f"template {tpl.key} {tpl.text!r} leaves required slot(s) {missing} empty")
             slots = {s.name: slots[s.name] for s in spec.slots if s.name in slots}
             out = {"user": user, "intent": intent, "slots": slots, "reply": reply(intent, lang, slots)}
         out["template"] = tpl.key

@@ -166,6 +166,16 @@ def accept(run: Run, token: int, end_id: int, state: Any = None, *, known_state:
         run.finish = "max_tokens"
 
 
+def extend_forced(dec: Decoder, run: Run) -> None:
+    """Accept the tokens the schema forces after the last accepted one (no forward needed to choose them)."""
+    con = run.constraint
+    while run.finish is None:
+        forced = con.forced(run.state)
+        if forced is None:
+            return
+        accept(run, forced, dec.end_id)
+
+
 def record_first_decision(run: Run, row: np.ndarray, allowed: np.ndarray | None, token: int) -> None:
     """Keep the probability of the first constrained choice (the intent) as the reply confidence."""
     if run.first_decision and allowed is not None and len(allowed) > 1:

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from globalgen_ros.decoding.drafters import DraftContext, Drafter, HeadsDrafter
-from globalgen_ros.decoding.engine import Decoder, Run, accept, greedy, record_first_decision
+from globalgen_ros.decoding.engine import Decoder, Run, accept, extend_forced, greedy, record_first_decision
 from globalgen_ros.decoding.tree import EMPTY_TREE, Candidates, Chain, DraftTree, select_tree, step_mask, step_positions
 
 
@@ -216,16 +216,6 @@ def confident_child(row: np.ndarray, allowed: np.ndarray | None, kids: dict[int,
         if p >= best_p:
             best, best_p = k, p
     return best
-
-
-def extend_forced(dec: Decoder, run: Run) -> None:
-    """Accept the tokens the schema forces after the last accepted one (no forward needed to choose them)."""
-    con = run.constraint
-    while run.finish is None:
-        forced = con.forced(run.state)
-        if forced is None:
-            return
-        accept(run, forced, dec.end_id)
 
 
 def generate_parallel(dec: Decoder, run: Run, drafters: list[Drafter], confident: bool = False) -> None:

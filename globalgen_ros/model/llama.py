@@ -56,7 +56,8 @@ class RMSNorm(nn.Module):
 
 def rope_cos_sin(position_ids: torch.Tensor, head_dim: int, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
     """Return cos, sin of shape (B, T, D) for integer positions (B, T) (HF's rotate-half layout)."""
-    inv_freq = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim))
+    steps = torch.arange(0, head_dim, 2, dtype=torch.float32, device=position_ids.device)
+    inv_freq = 1.0 / (theta ** (steps / head_dim))
     freqs = position_ids.to(torch.float32)[..., None] * inv_freq  # (B, T, D/2)
     emb = torch.cat([freqs, freqs], dim=-1)  # (B, T, D)
     return emb.cos(), emb.sin()

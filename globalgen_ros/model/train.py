@@ -30,19 +30,38 @@ from globalgen_ros.schema import load_schema
 def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int,
                   header_weight: float = 1.0) -> list[tuple[np.ndarray, np.ndarray]]:
     """Return (ids, target weights) per dialogue: 0 on the prompt, header_weight on the header (through
-    <|reply|>), 1 on the reply and <|end|>."""
-    out = []
+    <|reply|>), 1 on the reply and <|end|>. A compressed cache beside the corpus file is reused."""
+    cache = path.with_suffix(".encoded.npz")
+    if cache.exists() and (not path.exists() or cache.stat().st_mtime >= path.stat().st_mtime):
+        z = np.load(cache)
+        if int(z["vocab_size"]) == tok.vocab_size and int(z["max_len"]) == max_len:
+            return _split(z["ids"], z["roles"], z["offsets"], header_weight)
+    ids_all, roles_all, offsets = [], [], [0]
     with open(path, encoding="utf-8") as f:
         for line in tqdm(f, desc="encode", unit="dlg", mininterval=2):
-            ids, weights = [tok.bos], [0.0]
+            ids, roles = [tok.bos], [0]
             for t in json.loads(line)["turns"]:
                 turn, start = turn_tokens(tok, schema, t["user"], t["intent"], t["slots"], t["reply"])
                 header = turn.index(tok.reply, start) + 1 - start
                 ids += turn
-                weights += [0.0] * start + [header_weight] * header + [1.0] * (len(turn) - start - header)
+                roles += [0] * start + [1] * header + [2] * (len(turn) - start - header)
             if len(ids) <= max_len:
-                out.append((np.array(ids, dtype=np.int64), np.array(weights, dtype=np.float32)))
-    return out
+                ids_all += ids
+                roles_all += roles
+                offsets.append(len(ids_all))
+    ids_np, roles_np = np.array(ids_all, np.uint16), np.array(roles_all, np.uint8)
+    offsets_np = np.array(offsets, np.int64)
+    np.savez_compressed(cache, ids=ids_np, roles=roles_np, offsets=offsets_np,
+                        vocab_size=tok.vocab_size, max_len=max_len)
+    return _split(ids_np, roles_np, offsets_np, header_weight)
+
+
+def _split(ids: np.ndarray, roles: np.ndarray, offsets: np.ndarray,
+           header_weight: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Cut the concatenated (ids, roles: 0 prompt / 1 header / 2 reply) back into weighted dialogues."""
+    weights = np.array([0.0, header_weight, 1.0], np.float32)[roles]
+    ids = ids.astype(np.int64)
+    return [(ids[a:b], weights[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
 
 
 def batches(data, batch_tokens: int, pad_id: int, rng: random.Random):
@@ -79,7 +98,7 @@ def loss_fn(model: LlamaWithHeads, ids: torch.Tensor, weights: torch.Tensor, hea
         shift = j + 2
         if ids.shape[1] <= shift:
             break
-        m = mask[:, shift:] & (torch.rand(mask[:, shift:].shape) < head_sample)
+        m = mask[:, shift:] & (torch.rand(mask[:, shift:].shape, device=ids.device) < head_sample)
         if not m.any():
             continue
         hl = F.cross_entropy(model.lm_head(head(h[:, :-shift][m])), ids[:, shift:][m])
@@ -98,10 +117,16 @@ def _hidden(model: LlamaWithHeads, ids: torch.Tensor):
     return None, h
 
 
-def lr_at(step: int, cfg: TrainConfig) -> float:
+def schedule_progress(step: int, elapsed_s: float, cfg: TrainConfig) -> float:
+    """Fraction of the schedule done: by steps, or by time when a time limit runs out first."""
+    p = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+    return max(p, elapsed_s / cfg.time_limit_s) if cfg.time_limit_s else p
+
+
+def lr_at(step: int, cfg: TrainConfig, elapsed_s: float = 0.0) -> float:
     if step < cfg.warmup:
         return cfg.lr * (step + 1) / cfg.warmup
-    p = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+    p = schedule_progress(step, elapsed_s, cfg)
     return cfg.lr * (cfg.min_lr_ratio + (1 - cfg.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * min(1.0, p))))
 
 
@@ -118,7 +143,7 @@ def prepare(cfg: TrainConfig):
     out.mkdir(parents=True, exist_ok=True)
     corpus = Path(cfg.corpus or out / "corpus")
     schema = load_schema(cfg.schema or None)
-    if not (corpus / "train.jsonl").exists():
+    if not (corpus / "train.jsonl").exists() and not (corpus / "train.encoded.npz").exists():
         build_corpus(corpus, cfg.seed, cfg.train_dialogues, schema_path=cfg.schema or None)
     tok_path = out / "tokenizer.json"
     if not tok_path.exists():
@@ -130,15 +155,17 @@ def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWith
     """Run the training loop; return the model and a summary (losses, time)."""
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
+    device = torch.device(cfg.device)
+    torch.backends.cuda.matmul.allow_tf32 = True
     tok, schema, corpus = prepare(cfg)
     if data is None:
         data = encode_corpus(tok, schema, corpus / "train.jsonl", cfg.max_len, cfg.header_weight)
     mcfg = LlamaConfig(**{"vocab_size": tok.vocab_size, "max_position_embeddings": cfg.max_len} | cfg.model)
-    model = LlamaWithHeads(mcfg)
+    model = LlamaWithHeads(mcfg).to(device)
     opt = make_optimizer(model, cfg)
     start = 0
     if cfg.resume:
-        ckpt = torch.load(cfg.resume, map_location="cpu", weights_only=False)
+        ckpt = torch.load(cfg.resume, map_location=device, weights_only=False)
         model.load_state_dict(ckpt["model"])
         if "optimizer" in ckpt:
             opt.load_state_dict(ckpt["optimizer"])
@@ -152,9 +179,11 @@ def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWith
     bar = tqdm(range(start, cfg.steps), desc="train", initial=start, total=cfg.steps, unit="step",
                disable=not progress, mininterval=5)
     for step in bar:
+        elapsed = time.time() - t0
+        lr = lr_at(step, cfg, elapsed)
         for g in opt.param_groups:
-            g["lr"] = lr_at(step, cfg)
-        ids, mask = next(stream)
+            g["lr"] = lr
+        ids, mask = (t.to(device, non_blocking=True) for t in next(stream))
         total, main, head_losses = loss_fn(model, ids, mask, cfg.head_weight, cfg.head_sample)
         opt.zero_grad(set_to_none=True)
         total.backward()
@@ -163,16 +192,22 @@ def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWith
         losses.append(main.item())
         if step % cfg.log_every == 0 or step == cfg.steps - 1:
             row = {"step": step, "loss": round(float(np.mean(losses[-cfg.log_every:])), 4),
-                   "heads": [round(h.item(), 4) for h in head_losses], "lr": round(lr_at(step, cfg), 6),
+                   "heads": [round(h.item(), 4) for h in head_losses], "lr": round(lr, 6),
                    "elapsed_s": round(time.time() - t0, 1)}
             log.write(json.dumps(row) + "\n")
             log.flush()
             bar.set_postfix(loss=row["loss"])
-        if (cfg.checkpoint_every and (step + 1) % cfg.checkpoint_every == 0) or step == cfg.steps - 1:
+        out_of_time = bool(cfg.time_limit_s) and time.time() - t0 >= cfg.time_limit_s
+        if (cfg.checkpoint_every and (step + 1) % cfg.checkpoint_every == 0) or step == cfg.steps - 1 or out_of_time:
             save_checkpoint(model, cfg, out / "last.pt", step + 1, time.time() - t0, opt)
             if (step + 1) % 400 == 0:
                 save_checkpoint(model, cfg, out / f"step{step + 1}.pt", step + 1, time.time() - t0)
-    summary = {"steps": cfg.steps, "train_seconds": round(time.time() - t0, 1), "first_loss": losses[0],
+        if out_of_time:
+            log.write(json.dumps({"stopped": "schedule done (time limit)", "step": step + 1}) + "\n")
+            break
+    model.cpu()
+    summary = {"steps": step + 1, "device": cfg.device, "train_seconds": round(time.time() - t0, 1),
+               "first_loss": losses[0],
                "final_loss": float(np.mean(losses[-cfg.log_every:])), "params": model.num_params(),
                "params_without_heads": model.num_params(include_heads=False), "dialogues": len(data)}
     log.write(json.dumps({"summary": summary}) + "\n")
@@ -187,7 +222,8 @@ def recipe(cfg: TrainConfig, model: LlamaWithHeads, **extra) -> dict:
 
 def save_checkpoint(model: LlamaWithHeads, cfg: TrainConfig, path: Path, step: int, seconds: float,
                     opt: torch.optim.Optimizer | None = None) -> None:
-    state = {"config": dataclasses.asdict(model.config), "model": model.state_dict(), "step": step,
+    weights = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    state = {"config": dataclasses.asdict(model.config), "model": weights, "step": step,
              "recipe": recipe(cfg, model, steps_done=step, train_seconds=round(seconds, 1))}
     if opt is not None:
         state["optimizer"] = opt.state_dict()

@@ -30,6 +30,8 @@ class TrainConfig:
     checkpoint_every: int = 200
     log_every: int = 50
     resume: str = ""              # continue from this checkpoint (same config)
+    device: str = "cpu"           # torch device for training ("cuda" on a GPU machine); results differ by device
+    time_limit_s: float = 0.0     # stop early (with a checkpoint) after this many seconds; 0 = no limit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,10 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=json.dumps(d.model),
                         help="LlamaConfig overrides as JSON (default %(default)s)")
     parser.add_argument("--resume", default="", help="continue from this checkpoint (e.g. runs/default/last.pt)")
+    parser.add_argument("--device", default=d.device, help="torch device, e.g. cpu or cuda (default %(default)s)")
+    parser.add_argument("--time-limit-s", type=float, default=d.time_limit_s,
+                        help="end training early, cosine schedule cut short, after this many seconds (0: none)")
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     return TrainConfig(out=args.out, corpus=args.corpus, schema=args.schema, seed=args.seed, steps=args.steps,
                        batch_tokens=args.batch_tokens, lr=args.lr, vocab_size=args.vocab_size,
                        train_dialogues=args.train_dialogues, threads=args.threads, model=json.loads(args.model),
-                       resume=args.resume)
+                       resume=args.resume, device=args.device, time_limit_s=args.time_limit_s)

@@ -1,7 +1,8 @@
 """Schema-constrained header decoding (docs/architecture.md, "Constrained header decoding").
 
-The header can only spell an intent of the schema, its slot names in schema order, and for each value:
-a span of the user's tokens (text), a schema value (enum) or digits (number). The reply is unconstrained.
+The header can only spell an intent of the schema, its slot names in schema order (every slot not marked
+optional included), and for each value: a span of the user's tokens (text), a schema value (enum) or digits
+(number). The reply is unconstrained.
 """
 
 from __future__ import annotations
@@ -52,11 +53,17 @@ class SchemaTries:
     def build(cls, schema: Schema, tokenizer) -> SchemaTries:
         return cls(
             intent=Trie({tuple(tokenizer.encode(i.name)): k for k, i in enumerate(schema.intents)}),
-            slots=[[Trie({tuple(tokenizer.encode(s.name)): j for j, s in enumerate(i.slots) if j > last})
+            slots=[[Trie({tuple(tokenizer.encode(s.name)): j for j, s in enumerate(i.slots)
+                          if last < j <= _next_required(i.slots, last)})
                     for last in range(-1, len(i.slots))] for i in schema.intents],
             enums=[[Trie({tuple(tokenizer.encode(v)): n for n, v in enumerate(s.values)})
                     if s.type == "enum" else None for s in i.slots] for i in schema.intents],
         )
+
+
+def _next_required(slots, last: int) -> int:
+    """Index of the first required slot after `last` (a header may not skip it), or the last index."""
+    return next((j for j in range(last + 1, len(slots)) if not slots[j].optional), len(slots) - 1)
 
 
 class HeaderConstraint:
@@ -88,9 +95,11 @@ class HeaderConstraint:
         return self._cache[state]
 
     def _terminators(self, intent: int, slot: int) -> set[int]:
-        """Tokens that may close a name/value: another slot (if any is left) or the reply."""
-        more = slot + 1 < len(self.schema.intents[intent].slots)
-        return {self.tok.reply} | ({self.tok.slot} if more else set())
+        """Tokens that may close a name/value: another slot (if any is left), the reply (if none required is)."""
+        slots = self.schema.intents[intent].slots
+        more = slot + 1 < len(slots)
+        required_left = any(not s.optional for s in slots[slot + 1:])
+        return ({self.tok.slot} if more else set()) | (set() if required_left else {self.tok.reply})
 
     def _allowed(self, s: State) -> set[int]:
         tok = self.tok
