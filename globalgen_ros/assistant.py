@@ -112,7 +112,7 @@ class Assistant:
     """Answer transcripts with the on-board model: constrained intent header, then a spoken reply."""
 
     def __init__(self, model_dir: str | None = None, *, schema_path: str | None = None,
-                 strategy: str = "parallel", threads: int = 2, calibration: str | None = "measure",
+                 strategy: str = "parallel", threads: int = 1, calibration: str | None = "measure",
                  history_replies: int = 256, cache: CacheConfig | dict | None = None, **decoding_opts):
         """Load and check the model; `calibration`: "measure" (time forwards now), a JSON file, or None."""
         self.options = decoding_options(strategy, decoding_opts)

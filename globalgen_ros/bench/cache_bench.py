@@ -42,7 +42,7 @@ def make_assistants(args, modes: dict[str, dict], strategy: str) -> dict:
     """Return one assistant per mode: same model, decoding options and forward cost curve; own cache parameters."""
     from globalgen_ros.assistant import Assistant
 
-    kw = {"threads": getattr(args, "threads", 2), "strategy": strategy}
+    kw = {"threads": getattr(args, "threads", 1), "strategy": strategy}
     calibration = getattr(args, "calibration", "measure")
     bots = {}
     with tempfile.TemporaryDirectory() as tmp:

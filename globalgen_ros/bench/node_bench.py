@@ -49,7 +49,7 @@ def start_node(env: dict[str, str], log_path: Path, args) -> subprocess.Popen:
     argv = [str(exe)] if exe.is_file() else [sys.executable, "-m", "globalgen_ros.ros.node"]
     model_dir = getattr(args, "model_dir", None)
     overrides = ["cloud.enabled:=false", "watchdog.deadline_ms:=60000.0", "queue.max_size:=64",
-                 "reflex.cancel_pending:=false", f"threads:={getattr(args, 'threads', 2)}",
+                 "reflex.cancel_pending:=false", f"threads:={getattr(args, 'threads', 1)}",
                  f"max_new_tokens:={getattr(args, 'max_new_tokens', 64)}",
                  *([f"model_dir:={model_dir}"] if model_dir else [])]
     argv += ["--ros-args", *[arg for o in overrides for arg in ("-p", o)]]
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strategies", nargs="+", choices=STRATEGIES, help="default: all")
     parser.add_argument("--prompts", help="JSONL cases with a `text` each (default: the held-out split)")
     parser.add_argument("--model-dir", dest="model_dir")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--max-new-tokens", dest="max_new_tokens", type=int, default=64)
     return run(parser.parse_args(argv))
 

@@ -16,7 +16,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--model-dir", help="model directory (default: $GLOBALGEN_MODEL_DIR or models/default)")
     p.add_argument("--schema", help="intent schema (default: config/intents.yaml)")
     p.add_argument("--strategy", default="parallel", help="decoding strategy: ar, parallel (default), confident")
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1)
     p.add_argument("--max-new-tokens", type=int, default=64)
     return p
 

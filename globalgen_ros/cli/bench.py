@@ -23,7 +23,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--model-dir", help="model directory (default: $GLOBALGEN_MODEL_DIR or models/default)")
     p.add_argument("-n", "--n", type=int, default=200, help="number of prompts measured (default 200)")
     p.add_argument("--warmup", type=int, default=5, help="prompts run first and not measured (default 5)")
-    p.add_argument("--threads", type=int, default=2, help="intra-op threads (ORT and torch; default 2)")
+    p.add_argument("--threads", type=int, default=1, help="intra-op threads (ORT and torch; default 1)")
     p.add_argument("--max-new-tokens", type=int, default=64)
     p.add_argument("--calibration", default="measure",
                    help="forward cost curve: 'measure' at start (default) or a calibration JSON file")

@@ -31,7 +31,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--model-dir", help="model directory (default: $GLOBALGEN_MODEL_DIR or models/default)")
     p.add_argument("--schema", help="intent schema (default: config/intents.yaml)")
     p.add_argument("--strategy", default="ar", help="decoding strategy (default ar: plain constrained greedy)")
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--threads", type=int, default=1)
     p.add_argument("--limit", type=int, help="evaluate only the first N cases")
     return p
 

@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--model-dir", help="model directory (default: $GLOBALGEN_MODEL_DIR or models/default)")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--out", required=True, help="calibration JSON (pass to Assistant(calibration=...))")
     args = parser.parse_args(argv)

@@ -62,7 +62,7 @@ def open_session(path, threads: int, spin: bool = False) -> ort.InferenceSession
 class OnnxModel:
     """The int8 decoder (k new tokens against a KV cache) and the multi-token heads."""
 
-    def __init__(self, artifacts: ModelArtifacts | str | None = None, *, threads: int = 2, spin: bool = False,
+    def __init__(self, artifacts: ModelArtifacts | str | None = None, *, threads: int = 1, spin: bool = False,
                  decoder_file: str = "model.int8.onnx", heads_file: str = "heads.int8.onnx"):
         if not isinstance(artifacts, ModelArtifacts):
             artifacts = load_artifacts(artifacts, required=("config.json", decoder_file, heads_file))
