@@ -135,12 +135,14 @@ def test_long_context_is_deferred_to_the_cloud(node, cloud):
 def test_long_session_history_is_deferred(node, cloud):
     session = "s-history-long"
     statuses = []
-    for i in range(12):  # session.max_turns=4 turns of ~40 tokens each, then the window is full
+    node.set_ok(session__max_turns=4)  # live parameter; the default (2) would keep the history inside the window
+    for i in range(12):  # 4 earlier turns of ~40 tokens each, then the window is full
         final, _ = answer(node, f"please navigate to the central library number {i} and tell me about it "
                                 "because I really need to get there quickly today", session_id=session)
         statuses.append(final.status)
         if final.status == Response.STATUS_DEFERRED_TO_CLOUD:
             break
+    node.set_ok(session__max_turns=2)
     assert statuses[-1] == Response.STATUS_DEFERRED_TO_CLOUD, statuses
     messages = cloud.requests[-1]["body"]["messages"]
     assert [m["role"] for m in messages[1:3]] == ["user", "assistant"]  # earlier turns went along
