@@ -3,6 +3,7 @@ lifecycle driven from another process."""
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,8 @@ def test_console_script_with_params_file_has_the_files_values(node_process):
         assert session.params.wait_for_services(timeout_sec=30.0)
         expected = _flatten(FILE_VALUES) | {"autostart": False, "watchdog.deadline_ms": 123.5}
         names = sorted(expected)
-        assert dict(zip(names, session.get(*names), strict=True)) == expected
+        got = [list(v) if isinstance(v, array) else v for v in session.get(*names)]  # integer arrays
+        assert dict(zip(names, got, strict=True)) == expected
     finally:
         session.close()
         assert process.stop() == 0
@@ -74,12 +76,21 @@ def _params_file(tmp_path: Path, **values) -> Path:
     ({"queue": {"max_size": 0}}, ["queue.max_size", "1 <= value <= 10000"]),
     ({"strategy": "turbo"}, ["strategy", "must be one of ar, parallel, confident"]),
     ({"cloud": {"base_url": "ftp://cloud/v1"}}, ["cloud.base_url", "http://"]),
+    ({"cache": {"windows": [128, 64]}}, ["cache.windows", "ascending"]),
+    ({"cache": {"warm_format": "fp16"}}, ["cache.warm_format", "must be one of int8, fp32"]),
 ])
 def test_bad_parameter_in_file_stops_the_node_with_a_clear_error(node_process, tmp_path, values, expected):
     process = node_process(params_file=_params_file(tmp_path, **values))
     assert process.wait(60.0) == 2
     out = process.output()
     assert "invalid parameter" in out and all(text in out for text in expected), out
+
+
+def test_cache_window_beyond_the_model_fails_configure(node_process, tmp_path):
+    process = node_process(params_file=_params_file(tmp_path, cache={"windows": [64, 512]}))
+    assert process.wait(60.0) == 1
+    out = process.output()
+    assert "configure failed" in out and "exceed the model's 256-token context" in out, out
 
 
 def test_missing_model_fails_configure_with_the_path(node_process, tmp_path):

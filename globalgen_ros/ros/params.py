@@ -40,6 +40,12 @@ def _lang(v: str) -> str:
     return "" if _BCP47.match(v) else f"must be a BCP-47 tag such as en-US or zh-CN; got {v!r}"
 
 
+def _windows(v: list[int]) -> str:
+    if not v or any(int(w) < 8 for w in v) or list(v) != sorted(set(v)):
+        return f"must be a non-empty ascending list of distinct sizes >= 8 tokens; got {list(v)!r}"
+    return ""
+
+
 def _phrases(v: list[str]) -> str:
     if not v or any(not p.strip() for p in v):
         return "must be a non-empty list of non-blank phrases (the safety reflex needs at least one)"
@@ -104,6 +110,27 @@ SPECS = [
          (1, 64), read_only=True),
     Spec("diagnostics.period_s", 1.0, "period of /diagnostics messages", (0.05, 3600.0), read_only=True),
     Spec("diagnostics.window", 500, "final responses the latency percentiles are computed over", (10, 100000),
+         read_only=True),
+    Spec("cache.windows", [64, 128, 256], "context window sizes in tokens: each request gets the smallest that "
+         "fits its prompt and expected reply; the hot buffer holds the largest", read_only=True, check=_windows),
+    Spec("cache.warm_bytes", 16 << 20, "RAM budget of the warm tier (K/V of recent sessions and shared prefixes)",
+         (0, 1 << 40), read_only=True),
+    Spec("cache.warm_format", "int8", "warm tier storage: int8 (KIVI-style, ~3.5x smaller) or fp32 (exact)",
+         read_only=True, check=_one_of("int8", "fp32")),
+    Spec("cache.block_size", 16, "tokens per cache block (prefix-hash granularity and int8 K-scale group)", (4, 256),
+         read_only=True),
+    Spec("cache.cold_dir", "", "directory of the on-disk tier that survives a restart (checksummed); empty = off",
+         read_only=True),
+    Spec("cache.cold_bytes", 64 << 20, "disk budget of the cold tier", (0, 1 << 40), read_only=True),
+    Spec("cache.max_sessions", 256, "sessions whose K/V the cache remembers (least recently used go first)",
+         (1, 1000000), read_only=True),
+    Spec("cache.expected_reply", 48, "tokens reserved for the reply when choosing a window", (1, 4096),
+         read_only=True),
+    Spec("cache.recent_turns", 2, "earlier turns always kept when a long history is compacted", (0, 64),
+         read_only=True),
+    Spec("cache.compact_fill", 0.75, "a compacted history fills at most this share of the largest window",
+         (0.1, 1.0), read_only=True),
+    Spec("cache.reuse", True, "reuse cached K/V of prefixes and sessions (false: recompute every prompt)",
          read_only=True),
     Spec("qos.depth", 1000, "history depth of transcripts, final responses and intents (reliable)", (1, 100000),
          read_only=True),

@@ -43,8 +43,9 @@ def load_assistant(p: dict):
 
     try:
         schema = load_schema(p["schema_path"] or None)
+        cache = {name[len("cache."):]: value for name, value in p.items() if name.startswith("cache.")}
         assistant = Assistant(p["model_dir"] or None, schema_path=p["schema_path"] or None,
-                              strategy=p["strategy"], threads=p["threads"])
+                              strategy=p["strategy"], threads=p["threads"], cache=cache)
         start = time.perf_counter()
         for text in WARMUP_TEXTS:  # first ORT runs allocate and pick kernels: keep that out of user latency
             assistant.respond(text, max_new_tokens=8)
