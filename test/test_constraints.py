@@ -116,3 +116,14 @@ def test_required_slot_cannot_be_skipped(schema, small_tokenizer):
     for t in tok.encode("object") + [tok.value] + tok.encode(" the cup")[1:]:
         state = cons.advance(state, t)
     assert tok.reply not in cons.allowed(state).tolist() and tok.slot in cons.allowed(state).tolist()
+
+
+def test_nothing_to_copy_never_dead_ends(schema, small_tokenizer):
+    """With no copyable token (empty transcript), intents that need a text slot are not offered at all."""
+    tok = small_tokenizer
+    cons = HeaderConstraint(schema, tok, user_tokens(tok, ""))
+    for seed in range(300):
+        ids = decode_header(cons, tok, np.random.default_rng(seed), peaked=seed % 2 == 0)
+        parsed = parse_output(tok.decode(ids))
+        assert parsed.complete and schema.validate_output(parsed.intent, parsed.slots) == []
+        assert all(s.optional or s.type != "text" for s in schema[parsed.intent].slots), parsed

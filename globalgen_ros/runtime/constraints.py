@@ -77,6 +77,9 @@ class HeaderConstraint:
         mid = [tokenizer.starts_mid_character(t) for t in self.user] + [False]
         self.copy_starts = tuple(p for p, t in enumerate(self.user) if not mid[p] and tokenizer.token_text(t).strip())
         self.char_end = tuple(not mid[p + 1] for p in range(len(self.user)))
+        if not self.copy_starts:  # nothing to copy: an intent that requires a text slot could never be finished
+            needs_text = [any(s.type == "text" and not s.optional for s in i.slots) for i in schema.intents]
+            self.intent_trie = Trie({seq: k for seq, k in tries.intent.words.items() if not needs_text[k]})
         self._cache: dict[State, np.ndarray | None] = {}
 
     def start(self) -> State:
