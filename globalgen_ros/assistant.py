@@ -133,7 +133,8 @@ class Assistant:
                                                                                             self.artifacts.config))
         self.decoder = Decoder(self.model, end_id=tok.end, options=self.options, datastore=datastore,
                                cache=self.cache, stop_ids=(tok.bos, tok.user, tok.assistant, tok.pad),
-                               special_ids={"reply": tok.reply, "user": tok.user, "assistant": tok.assistant},
+                               special_ids={"reply": tok.reply, "user": tok.user, "assistant": tok.assistant,
+                                            "value": tok.value},
                                cjk=cjk_tokens(tok))
         if calibration == "measure":
             self.decoder.calibrate()

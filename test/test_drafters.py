@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from globalgen_ros.decoding.datastore import NgramDatastore, count_ngrams
-from globalgen_ros.decoding.drafters import ContextDrafter, DatastoreDrafter, DraftContext, HeadsDrafter
+from globalgen_ros.decoding.drafters import ContextDrafter, CopyDrafter, DatastoreDrafter, DraftContext, HeadsDrafter
 from globalgen_ros.decoding.templates import ReplyTemplates, TemplateDrafter
 
 END = 7
@@ -29,6 +29,9 @@ def test_datastore_save_load_roundtrip(tmp_path):
     for key, (toks, probs, total) in store.static.items():
         assert loaded.static[key][0] == toks and loaded.static[key][2] == total
         assert loaded.static[key][1] == pytest.approx(probs)
+    store.copy_prior = {40: 0.9, 41: 0.25}
+    store.save(path)
+    assert NgramDatastore.load(path).copy_prior == pytest.approx({40: 0.9, 41: 0.25})
 
 
 def test_history_is_bounded_and_forgets_exactly():
@@ -110,3 +113,55 @@ def test_reply_templates_take_values_out_and_put_new_ones_in(tmp_path):
     assert chain.tokens == [31, 90, 91] and chain.tags[0] == "tpl"
     ctx = DraftContext(tokens=prompt + out + [REPLY, 33], n_prompt=len(prompt), max_depth=8)
     assert drafter.propose(ctx) == []  # the reply so far left every template
+
+
+def test_copy_drafter_starts_value_copies_after_likely_tokens():
+    user, assistant, value = 1, 2, 5
+    prior = {40: 0.9, 41: 0.3}  # e.g. "to" and "the": a value likely starts after them
+    # <|user|> go 40 a b 41 c <|assistant|> <|intent|> nav <|slot|> dest <|value|>
+    prompt = [user, 30, 40, 50, 51, 41, 52, assistant]
+    tokens = prompt + [3, 60, 4, 61, value]
+    drafter = CopyDrafter(prior, value, user, assistant, max_chains=3)
+    chains = drafter.propose(DraftContext(tokens=tokens, n_prompt=len(prompt), max_depth=8))
+    assert [c.tokens for c in chains] == [[50, 51, 41, 52], [52]]  # best start first, up to the transcript's end
+    assert chains[0].raw[0] == pytest.approx(0.9) and chains[0].tags[0] == "cp"
+    assert drafter.propose(DraftContext(tokens=tokens[:-1], n_prompt=len(prompt), max_depth=8)) == []
+    extended = DraftContext(tokens=tokens[:-1], n_prompt=len(prompt), max_depth=8, extra=[value])
+    assert len(drafter.propose(extended)) == 2  # also at a hypothetical <|value|> (extending a draft)
+
+
+class ChoiceConstraint:
+    """Root: the schema allows tokens 10 or 11; after 10, 12 is forced; after that anything."""
+
+    def allowed(self, state):
+        return {"root": np.array([10, 11]), "after10": np.array([12])}.get(state)
+
+    def forced(self, state):
+        return 12 if state == "after10" else None
+
+    def advance(self, state, token):
+        return {("root", 10): "after10"}.get((state, token), "free")
+
+
+def test_small_schema_choices_are_all_drafted():
+    from types import SimpleNamespace
+
+    from globalgen_ros.decoding.calibration import AcceptanceStats
+    from globalgen_ros.decoding.engine import DecodeOptions
+    from globalgen_ros.decoding.parallel import build_candidates
+    from globalgen_ros.decoding.tree import Chain
+
+    run = SimpleNamespace(constraint=ChoiceConstraint(), state="root")
+    for branches, expected in ((4, {(10,), (11,), (10, 12)}), (0, {(11,)})):
+        dec = SimpleNamespace(acceptance=AcceptanceStats(), end_id=END, options=DecodeOptions(schema_branches=branches))
+        cands = build_candidates(dec, run, [Chain([11], [0.6], ["ds1"])], max_depth=4)
+        paths = set()
+        for i in range(len(cands)):
+            path, j = [], i
+            while j >= 0:
+                path.insert(0, cands.token[j])
+                j = cands.parent[j]
+            paths.add(tuple(path))
+        assert paths == expected
+        if branches:  # the drafted 11 keeps its estimate; 10 gets what is left
+            assert cands.p[cands.kids[0][10]] == pytest.approx(1.0 - cands.p[cands.kids[0][11]])

@@ -65,8 +65,9 @@ class NgramDatastore:
     """Static corpus table plus a bounded table of recent runtime replies."""
 
     def __init__(self, static: dict[tuple[int, ...], Entry] | None = None, max_n: int = 4, history: int = 256,
-                 templates: ReplyTemplates | None = None):
+                 templates: ReplyTemplates | None = None, copy_prior: dict[int, float] | None = None):
         self.static = static or {}
+        self.copy_prior = copy_prior or {}  # token before a transcript position -> P(a slot value starts there)
         self.templates = templates  # reply templates of the training outputs (templates.py), if built
         self.max_n = max_n
         self.dynamic: dict[tuple[int, ...], Counter] = {}
@@ -95,6 +96,9 @@ class NgramDatastore:
             t = self.templates
             extra = {"templates": np.array(t.to_json()), "tpl_value_id": np.int32(t.value_id),
                      "tpl_stops": np.array(sorted(t.stops), np.int32)}
+        if self.copy_prior:
+            extra["copy_prev"] = np.array(list(self.copy_prior), np.int32)
+            extra["copy_p"] = np.array(list(self.copy_prior.values()), np.float32)
         with open(path, "wb") as f:
             np.savez_compressed(f, ctx=ctx, next=nxt, prob=prob, total=total, max_n=np.int32(self.max_n), **extra)
 
@@ -104,11 +108,13 @@ class NgramDatastore:
             ctx, nxt, prob, total, max_n = z["ctx"], z["next"], z["prob"], z["total"], int(z["max_n"])
             templates = (ReplyTemplates.from_json(str(z["templates"]), int(z["tpl_value_id"]), z["tpl_stops"].tolist())
                          if "templates" in z.files else None)
+            copy_prior = (dict(zip(z["copy_prev"].tolist(), z["copy_p"].tolist(), strict=True))
+                          if "copy_prev" in z.files else {})
         static = {}
         for c, t, p, tot in zip(ctx.tolist(), nxt.tolist(), prob.tolist(), total.tolist(), strict=True):
             k = sum(1 for x in t if x >= 0)
             static[tuple(x for x in c if x >= 0)] = (tuple(t[:k]), tuple(p[:k]), tot)
-        return cls(static, max_n=max_n, history=history, templates=templates)
+        return cls(static, max_n=max_n, history=history, templates=templates, copy_prior=copy_prior)
 
     # ---- runtime history ---------------------------------------------------------------------------------
     def _count(self, seq: tuple[int, ...], delta: int) -> None:
@@ -177,6 +183,35 @@ def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int
                     return
 
 
+def copy_start_prior(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None,
+                     min_count: int = 5) -> dict[int, float]:
+    """Return {token: P(a text slot value starts right after it)} over the transcript positions of the corpus."""
+    import json
+
+    from globalgen_ros.runtime.format import find_span, user_tokens
+
+    starts, seen, n = Counter(), Counter(), 0
+    with open(train_jsonl, encoding="utf-8") as f:
+        for line in f:
+            for turn in json.loads(line)["turns"]:
+                user = [tokenizer.user] + user_tokens(tokenizer, turn["user"])
+                seen.update(user[:-1])
+                if turn["intent"] not in schema:
+                    continue
+                for slot in schema[turn["intent"]].slots:
+                    value = turn["slots"].get(slot.name)
+                    span = find_span(tokenizer, user[1:], str(value)) if slot.type == "text" and value else None
+                    if span:
+                        at = next((q for q in range(1, len(user) - len(span) + 1)
+                                   if user[q:q + len(span)] == span), None)
+                        if at is not None:
+                            starts[user[at - 1]] += 1
+                n += 1
+                if limit is not None and n >= limit:
+                    return {t: starts[t] / seen[t] for t in starts if seen[t] >= min_count}
+    return {t: starts[t] / seen[t] for t in starts if seen[t] >= min_count}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build drafts.npz from a training corpus into a model directory and record it in manifest.json."""
     import argparse
@@ -203,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     for lang, seq in outputs:  # seq: <|assistant|> header <|reply|> reply <|end|>
         at = seq.index(tok.reply)
         store.templates.add(lang, seq[1:at], seq[at + 1:])
+    store.copy_prior = copy_start_prior(args.corpus, tok, load_schema(args.schema), args.limit)
     out = root / "drafts.npz"
     store.save(out)
     manifest_path = root / "manifest.json"
@@ -211,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
         manifest.setdefault("files", {})["drafts.npz"] = {"sha256": sha256_file(out), "size": out.stat().st_size}
         manifest.setdefault("recipe", {})["drafts"] = {"turns": len(seqs), "max_n": args.max_n,
                                                         "min_count": args.min_count, "contexts": len(store.static),
-                                                        "templates": len(store.templates)}
+                                                        "templates": len(store.templates),
+                                                        "copy_prior_tokens": len(store.copy_prior)}
         manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(json.dumps({"out": str(out), "turns": len(seqs), "contexts": len(store.static),
                       "templates": len(store.templates), "bytes": out.stat().st_size}))

@@ -141,3 +141,38 @@ class DatastoreDrafter:
                 window.append(nxt[0])
             chains.append(Chain(seq, raw, tags))
         return chains
+
+
+class CopyDrafter:
+    """At the start of a slot value (after <|value|>): copies of the transcript from its likeliest start points.
+
+    Text values are spans of the transcript, so once their first token is known the context look-up drafts the
+    rest; the first token is what nothing else predicts. The start points are ranked by P(a value starts after
+    token x), counted on the training corpus (`datastore.copy_start_prior`): after "to", 到, 给, "call"...
+    """
+
+    source = "cp"
+
+    def __init__(self, prior: dict[int, float], value_id: int, user_id: int, assistant_id: int,
+                 max_chains: int = 3, min_p: float = 0.05):
+        self.prior, self.value_id, self.user_id, self.assistant_id = prior, value_id, user_id, assistant_id
+        self.max_chains, self.min_p = max_chains, min_p
+
+    def propose(self, ctx: DraftContext) -> list[Chain]:
+        toks = ctx.tokens
+        if (ctx.extra[-1] if ctx.extra else toks[-1]) != self.value_id:
+            return []
+        prompt = toks[: ctx.n_prompt]
+        try:  # this request's transcript: after the prompt's last <|user|>, up to its <|assistant|>
+            u = len(prompt) - 1 - prompt[::-1].index(self.user_id)
+            a = prompt.index(self.assistant_id, u)
+        except ValueError:
+            return []
+        ranked = sorted(((self.prior.get(toks[q - 1], 0.0), q) for q in range(u + 1, a)), reverse=True)
+        chains = []
+        for p, q in ranked[: self.max_chains]:
+            if p < self.min_p:
+                break
+            cont = toks[q: min(a, q + ctx.max_depth)]
+            chains.append(Chain(cont, [p] + [0.9] * (len(cont) - 1), ["cp"] + ["cp+"] * (len(cont) - 1)))
+        return chains

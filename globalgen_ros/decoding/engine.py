@@ -20,7 +20,7 @@ import numpy as np
 from globalgen_ros.cache.kv import HotKVCache, KVCache
 from globalgen_ros.decoding.calibration import AcceptanceStats, CostModel
 from globalgen_ros.decoding.datastore import NgramDatastore
-from globalgen_ros.decoding.drafters import ContextDrafter, DatastoreDrafter, Drafter, HeadsDrafter
+from globalgen_ros.decoding.drafters import ContextDrafter, CopyDrafter, DatastoreDrafter, Drafter, HeadsDrafter
 from globalgen_ros.decoding.templates import TemplateDrafter
 from globalgen_ros.runtime.onnx_model import OnnxModel
 
@@ -61,10 +61,11 @@ class DecodeOptions:
     max_draft: int = 20     # most draft-tree nodes verified in one forward
     max_depth: int = 16     # deepest draft node
     prefill_draft: int = 0  # most draft nodes in the first forward (the prompt's): intent guesses cost TTFT
+    schema_branches: int = 4  # where the schema allows at most this many tokens, draft all of them (0: off)
     head_topk: int = 2      # alternatives per head: 1 (top-1 chain) or 2
     heads_skip: float = 3.0  # skip the heads when cheap drafts already promise this many accepted tokens
     enough: float = 0.6      # stop asking drafters once a chain promises this share of max_depth tokens
-    sources: tuple[str, ...] = ("templates", "context", "datastore", "heads")
+    sources: tuple[str, ...] = ("copy", "templates", "context", "datastore", "heads")
     tau: float = 0.93       # confident: threshold at the first step ...
     tau_decay: float = 0.97  # ... multiplied by this per forward ...
     tau_floor: float = 0.5  # ... down to this floor ...
@@ -218,6 +219,8 @@ class Decoder:
         if self.default_drafters is not None:
             return self.default_drafters
         o, out, ids = self.options, [], self.special_ids
+        if ("copy" in o.sources and self.datastore.copy_prior and {"value", "user", "assistant"} <= ids.keys()):
+            out.append(CopyDrafter(self.datastore.copy_prior, ids["value"], ids["user"], ids["assistant"]))
         if ("templates" in o.sources and self.datastore.templates is not None and self.cjk is not None
                 and {"reply", "user", "assistant"} <= ids.keys()):
             out.append(TemplateDrafter(self.datastore.templates, ids["reply"], ids["user"], ids["assistant"],

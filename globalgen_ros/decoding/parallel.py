@@ -144,15 +144,34 @@ def build_candidates(dec: Decoder, run: Run, chains: list[Chain], max_depth: int
             parent = cands.add(parent, tok, p, state, key)
             if tok == end:
                 break
+    small = dec.options.schema_branches
+    add_schema_branches(cands, -1, run.state, rules, con, small)
     i = 0
-    while i < len(cands):  # forced continuations are free drafts (new nodes are visited as they are added)
-        state = cands.state[i]
+    while i < len(cands):  # new nodes are visited as they are added
         if cands.token[i] != end and cands.depth[i] < max_depth:
-            forced = rules(state)[0]
-            if forced is not None and forced not in cands.kids[i + 1]:
-                cands.add(i, forced, 1.0, con.advance(state, forced), None)
+            add_schema_branches(cands, i, cands.state[i], rules, con, small)
         i += 1
     return cands
+
+
+def add_schema_branches(cands: Candidates, node: int, state, rules: ConstraintMemo, con, small: int) -> None:
+    """Below `node`, draft what the schema allows when it allows little: a forced token (accepted whenever its
+    parent is), or every one of a few choices (the rest of navigate / none after "n", on / off)."""
+    forced, allowed = rules(state)
+    if forced is not None:
+        choices, p = [forced], 1.0
+    elif allowed is not None and len(allowed) <= small:
+        choices, p = sorted(allowed), 1.0 / len(allowed)
+    else:
+        return
+    kids = cands.kids[node + 1]
+    missing = [tok for tok in choices if tok not in kids]
+    if kids and forced is None:  # drafters proposed some of the choices: the others share what they left
+        p = (1.0 - sum(cands.p[k] for k in kids.values())) / max(1, len(missing))
+        if p < MIN_PATH:
+            return
+    for tok in missing:
+        cands.add(node, tok, p, con.advance(state, tok), None)
 
 
 def draft_depth(dec: Decoder, run: Run) -> int:
