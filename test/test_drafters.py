@@ -115,19 +115,25 @@ def test_reply_templates_take_values_out_and_put_new_ones_in(tmp_path):
     assert drafter.propose(ctx) == []  # the reply so far left every template
 
 
-def test_copy_drafter_starts_value_copies_after_likely_tokens():
-    user, assistant, value = 1, 2, 5
+def test_copy_drafter_copies_values_from_likely_starts_to_likely_ends():
+    user, assistant, value, reply = 1, 2, 5, 6
     prior = {40: 0.9, 41: 0.3}  # e.g. "to" and "the": a value likely starts after them
-    # <|user|> go 40 a b 41 c <|assistant|> <|intent|> nav <|slot|> dest <|value|>
-    prompt = [user, 30, 40, 50, 51, 41, 52, assistant]
+    end_prior = {53: 0.8, assistant: 0.4}  # e.g. "please": a value likely ends before it
+    # <|user|> go 40 a b 41 c 53 <|assistant|> <|intent|> nav <|slot|> dest <|value|>
+    prompt = [user, 30, 40, 50, 51, 41, 52, 53, assistant]
     tokens = prompt + [3, 60, 4, 61, value]
-    drafter = CopyDrafter(prior, value, user, assistant, max_chains=3)
+    drafter = CopyDrafter(prior, end_prior, value, user, assistant, reply, max_chains=3)
     chains = drafter.propose(DraftContext(tokens=tokens, n_prompt=len(prompt), max_depth=8))
-    assert [c.tokens for c in chains] == [[50, 51, 41, 52], [52]]  # best start first, up to the transcript's end
-    assert chains[0].raw[0] == pytest.approx(0.9) and chains[0].tags[0] == "cp"
+    assert [c.tokens for c in chains] == [[50, 51, 41, 52, reply], [52, reply]]  # best start first, then <|reply|>
+    assert chains[0].raw[0] == pytest.approx(0.9) and chains[0].raw[-1] == pytest.approx(0.8)
+    assert chains[0].tags == ["cp", "cp+", "cp+", "cp+", "cp$"]
     assert drafter.propose(DraftContext(tokens=tokens[:-1], n_prompt=len(prompt), max_depth=8)) == []
     extended = DraftContext(tokens=tokens[:-1], n_prompt=len(prompt), max_depth=8, extra=[value])
     assert len(drafter.propose(extended)) == 2  # also at a hypothetical <|value|> (extending a draft)
+    inside = drafter.propose(DraftContext(tokens=tokens + [50, 51], n_prompt=len(prompt), max_depth=8))
+    assert [c.tokens for c in inside] == [[41, 52, reply]]  # a value under way: the copy goes on
+    closed = tokens + [50, reply, 70]
+    assert drafter.propose(DraftContext(tokens=closed, n_prompt=len(prompt), max_depth=8)) == []
 
 
 class ChoiceConstraint:

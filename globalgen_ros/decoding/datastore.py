@@ -68,6 +68,7 @@ class NgramDatastore:
                  templates: ReplyTemplates | None = None, copy_prior: dict[int, float] | None = None):
         self.static = static or {}
         self.copy_prior = copy_prior or {}  # token before a transcript position -> P(a slot value starts there)
+        self.end_prior: dict[int, float] = {}  # token after a transcript position -> P(a slot value ends there)
         self.templates = templates  # reply templates of the training outputs (templates.py), if built
         self.max_n = max_n
         self.dynamic: dict[tuple[int, ...], Counter] = {}
@@ -99,6 +100,9 @@ class NgramDatastore:
         if self.copy_prior:
             extra["copy_prev"] = np.array(list(self.copy_prior), np.int32)
             extra["copy_p"] = np.array(list(self.copy_prior.values()), np.float32)
+        if self.end_prior:
+            extra["end_next"] = np.array(list(self.end_prior), np.int32)
+            extra["end_p"] = np.array(list(self.end_prior.values()), np.float32)
         with open(path, "wb") as f:
             np.savez_compressed(f, ctx=ctx, next=nxt, prob=prob, total=total, max_n=np.int32(self.max_n), **extra)
 
@@ -110,11 +114,14 @@ class NgramDatastore:
                          if "templates" in z.files else None)
             copy_prior = (dict(zip(z["copy_prev"].tolist(), z["copy_p"].tolist(), strict=True))
                           if "copy_prev" in z.files else {})
+            end_prior = dict(zip(z["end_next"].tolist(), z["end_p"].tolist(), strict=True)) if "end_next" in z.files else {}
         static = {}
         for c, t, p, tot in zip(ctx.tolist(), nxt.tolist(), prob.tolist(), total.tolist(), strict=True):
             k = sum(1 for x in t if x >= 0)
             static[tuple(x for x in c if x >= 0)] = (tuple(t[:k]), tuple(p[:k]), tot)
-        return cls(static, max_n=max_n, history=history, templates=templates, copy_prior=copy_prior)
+        store = cls(static, max_n=max_n, history=history, templates=templates, copy_prior=copy_prior)
+        store.end_prior = end_prior
+        return store
 
     # ---- runtime history ---------------------------------------------------------------------------------
     def _count(self, seq: tuple[int, ...], delta: int) -> None:
@@ -183,33 +190,36 @@ def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int
                     return
 
 
-def copy_start_prior(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None,
-                     min_count: int = 5) -> dict[int, float]:
-    """Return {token: P(a text slot value starts right after it)} over the transcript positions of the corpus."""
+def copy_priors(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None,
+                min_count: int = 5) -> tuple[dict[int, float], dict[int, float]]:
+    """Return ({token: P(a text slot value starts right after it)}, {token: P(a value ends right before it)})
+    over the transcript positions of the corpus (<|user|> precedes a transcript, <|assistant|> follows it)."""
     import json
 
     from globalgen_ros.runtime.format import find_span, user_tokens
 
-    starts, seen, n = Counter(), Counter(), 0
+    starts, ends, before, after, n = Counter(), Counter(), Counter(), Counter(), 0
     with open(train_jsonl, encoding="utf-8") as f:
         for line in f:
             for turn in json.loads(line)["turns"]:
-                user = [tokenizer.user] + user_tokens(tokenizer, turn["user"])
-                seen.update(user[:-1])
-                if turn["intent"] not in schema:
-                    continue
-                for slot in schema[turn["intent"]].slots:
+                user = [tokenizer.user] + user_tokens(tokenizer, turn["user"]) + [tokenizer.assistant]
+                before.update(user[:-2])
+                after.update(user[2:])
+                for slot in schema[turn["intent"]].slots if turn["intent"] in schema else ():
                     value = turn["slots"].get(slot.name)
-                    span = find_span(tokenizer, user[1:], str(value)) if slot.type == "text" and value else None
-                    if span:
-                        at = next((q for q in range(1, len(user) - len(span) + 1)
-                                   if user[q:q + len(span)] == span), None)
-                        if at is not None:
-                            starts[user[at - 1]] += 1
+                    span = find_span(tokenizer, user[1:-1], str(value)) if slot.type == "text" and value else None
+                    at = next((q for q in range(1, len(user) - len(span)) if user[q:q + len(span)] == span),
+                              None) if span else None
+                    if at is not None:
+                        starts[user[at - 1]] += 1
+                        ends[user[at + len(span)]] += 1
                 n += 1
                 if limit is not None and n >= limit:
-                    return {t: starts[t] / seen[t] for t in starts if seen[t] >= min_count}
-    return {t: starts[t] / seen[t] for t in starts if seen[t] >= min_count}
+                    break
+            if limit is not None and n >= limit:
+                break
+    return ({t: starts[t] / before[t] for t in starts if before[t] >= min_count},
+            {t: ends[t] / after[t] for t in ends if after[t] >= min_count})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -238,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     for lang, seq in outputs:  # seq: <|assistant|> header <|reply|> reply <|end|>
         at = seq.index(tok.reply)
         store.templates.add(lang, seq[1:at], seq[at + 1:])
-    store.copy_prior = copy_start_prior(args.corpus, tok, load_schema(args.schema), args.limit)
+    store.copy_prior, store.end_prior = copy_priors(args.corpus, tok, load_schema(args.schema), args.limit)
     out = root / "drafts.npz"
     store.save(out)
     manifest_path = root / "manifest.json"

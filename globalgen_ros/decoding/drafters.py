@@ -144,35 +144,52 @@ class DatastoreDrafter:
 
 
 class CopyDrafter:
-    """At the start of a slot value (after <|value|>): copies of the transcript from its likeliest start points.
+    """Slot values copied from the transcript, from their likeliest start to their likeliest end, then <|reply|>.
 
-    Text values are spans of the transcript, so once their first token is known the context look-up drafts the
-    rest; the first token is what nothing else predicts. The start points are ranked by P(a value starts after
-    token x), counted on the training corpus (`datastore.copy_start_prior`): after "to", 到, 给, "call"...
+    Text values are spans of the transcript. At a value's start (after <|value|>) the start points are ranked by
+    P(a value starts after token x); inside a value the copy goes on. Either way the copy stops where
+    P(a value ends before token y) is high and the chain closes the header with <|reply|>, so the reply
+    templates can draft on from there. Both priors are counted on the training corpus (`datastore.copy_priors`).
     """
 
     source = "cp"
 
-    def __init__(self, prior: dict[int, float], value_id: int, user_id: int, assistant_id: int,
-                 max_chains: int = 3, min_p: float = 0.05):
-        self.prior, self.value_id, self.user_id, self.assistant_id = prior, value_id, user_id, assistant_id
+    def __init__(self, prior: dict[int, float], end_prior: dict[int, float], value_id: int, user_id: int,
+                 assistant_id: int, reply_id: int, max_chains: int = 3, min_p: float = 0.05):
+        self.prior, self.end_prior = prior, end_prior
+        self.value_id, self.user_id, self.assistant_id, self.reply_id = value_id, user_id, assistant_id, reply_id
         self.max_chains, self.min_p = max_chains, min_p
 
     def propose(self, ctx: DraftContext) -> list[Chain]:
-        toks = ctx.tokens
-        if (ctx.extra[-1] if ctx.extra else toks[-1]) != self.value_id:
-            return []
-        prompt = toks[: ctx.n_prompt]
+        toks, n = ctx.tokens, ctx.n_prompt
+        prompt = toks[:n]
         try:  # this request's transcript: after the prompt's last <|user|>, up to its <|assistant|>
             u = len(prompt) - 1 - prompt[::-1].index(self.user_id)
             a = prompt.index(self.assistant_id, u)
         except ValueError:
             return []
-        ranked = sorted(((self.prior.get(toks[q - 1], 0.0), q) for q in range(u + 1, a)), reverse=True)
+        out = toks[n:] + ctx.extra
+        if not out or self.value_id not in out:
+            return []
+        if out[-1] == self.value_id:  # a value starts: rank the start points
+            ranked = sorted(((self.prior.get(toks[q - 1], 0.0), q) for q in range(u + 1, a)), reverse=True)
+            starts = [(p, q, "cp") for p, q in ranked[: self.max_chains] if p >= self.min_p]
+        else:  # inside a value? continue the copy where its tokens occur in the transcript
+            v = out[len(out) - out[::-1].index(self.value_id):]
+            if any(t in (self.reply_id, self.user_id, self.assistant_id) for t in v):
+                return []
+            k = len(v)
+            starts = [(0.9, q + k, "cp+") for q in range(u + 1, a - k + 1) if toks[q:q + k] == v][:1]
         chains = []
-        for p, q in ranked[: self.max_chains]:
-            if p < self.min_p:
-                break
-            cont = toks[q: min(a, q + ctx.max_depth)]
-            chains.append(Chain(cont, [p] + [0.9] * (len(cont) - 1), ["cp"] + ["cp+"] * (len(cont) - 1)))
+        for p, q, tag in starts:
+            e = max(range(q + 1 if tag == "cp" else q, a + 1), default=a,  # the likeliest end; ties: the first
+                    key=lambda e: (self.end_prior.get(toks[e] if e < a else self.assistant_id, 0.0), -e))
+            cont = toks[q:e][: ctx.max_depth]
+            raw = ([p] + [0.9] * (len(cont) - 1) if tag == "cp" else [0.9] * len(cont)) if cont else []
+            tags = ([tag] + ["cp+"] * (len(cont) - 1)) if cont else []
+            if len(cont) < ctx.max_depth:
+                stop = toks[e] if e < a else self.assistant_id
+                cont, raw, tags = cont + [self.reply_id], raw + [self.end_prior.get(stop, 0.5)], tags + ["cp$"]
+            if cont:
+                chains.append(Chain(cont, raw, tags))
         return chains

@@ -219,8 +219,9 @@ class Decoder:
         if self.default_drafters is not None:
             return self.default_drafters
         o, out, ids = self.options, [], self.special_ids
-        if ("copy" in o.sources and self.datastore.copy_prior and {"value", "user", "assistant"} <= ids.keys()):
-            out.append(CopyDrafter(self.datastore.copy_prior, ids["value"], ids["user"], ids["assistant"]))
+        if "copy" in o.sources and self.datastore.copy_prior and {"value", "user", "assistant", "reply"} <= ids.keys():
+            out.append(CopyDrafter(self.datastore.copy_prior, self.datastore.end_prior, ids["value"], ids["user"],
+                                   ids["assistant"], ids["reply"]))
         if ("templates" in o.sources and self.datastore.templates is not None and self.cjk is not None
                 and {"reply", "user", "assistant"} <= ids.keys()):
             out.append(TemplateDrafter(self.datastore.templates, ids["reply"], ids["user"], ids["assistant"],
