@@ -114,7 +114,8 @@ class NgramDatastore:
                          if "templates" in z.files else None)
             copy_prior = (dict(zip(z["copy_prev"].tolist(), z["copy_p"].tolist(), strict=True))
                           if "copy_prev" in z.files else {})
-            end_prior = dict(zip(z["end_next"].tolist(), z["end_p"].tolist(), strict=True)) if "end_next" in z.files else {}
+            end_prior = (dict(zip(z["end_next"].tolist(), z["end_p"].tolist(), strict=True))
+                         if "end_next" in z.files else {})
         static = {}
         for c, t, p, tot in zip(ctx.tolist(), nxt.tolist(), prob.tolist(), total.tolist(), strict=True):
             k = sum(1 for x in t if x >= 0)
