@@ -30,6 +30,23 @@ def test_golden_outputs_through_onnx_int8(assistant, golden):
         assert r.token_ids == case["token_ids"] and r.finish_reason == "end"
 
 
+def test_ar_feeds_schema_forced_runs_in_one_forward(assistant):
+    """`ar` makes one model decision per forward: a run of tokens the schema forces costs no forward of its own."""
+    from globalgen_ros.runtime.constraints import HeaderConstraint
+    from globalgen_ros.runtime.format import parse_output
+
+    r = assistant.respond("导航到首都机场")
+    tok = assistant.tokenizer
+    user = tok.encode(" 导航到首都机场")
+    con = HeaderConstraint(assistant.schema, tok, user)
+    state, forced = con.start(), 0
+    for t in r.token_ids:  # count the tokens that were forced when they were chosen
+        forced += con.forced(state) is not None if state.phase != "reply" else 0
+        state = con.advance(state, t)
+    assert parse_output(r.raw).intent == "navigate" and forced >= 3  # <|intent|>, <|slot|>..., <|value|>
+    assert r.forwards == r.tokens - forced  # one forward per free choice, forced runs ride along
+
+
 def test_golden_tokens_through_torch_fp32(assistant, golden):
     import torch
 
