@@ -90,3 +90,19 @@ def test_step_mask_pending_causal_and_tree_ancestors():
 def test_step_positions_share_depth():
     pos = step_positions(10, 2, np.array([1, 2, 1]))
     assert pos.tolist() == [[10, 11, 12, 13, 12]]
+
+
+def test_free_text_never_picks_a_special_token_but_end():
+    from globalgen_ros.decoding.engine import greedy
+    from globalgen_ros.decoding.parallel import confident_child
+    from globalgen_ros.runtime.format import END_ID, SPECIAL_TOKENS
+
+    row = np.zeros(32, np.float32)
+    row[SPECIAL_TOKENS.index("<|reply|>")] = 9.0  # a header marker has the top logit in the reply
+    row[20] = 5.0
+    assert greedy(row, None) == 20
+    row[END_ID] = 6.0
+    assert greedy(row, None) == END_ID  # <|end|> stays possible
+    assert greedy(row, np.array([3, 4])) in (3, 4)  # inside the header the schema decides, not this rule
+    kids = {SPECIAL_TOKENS.index("<|reply|>"): 0, 20: 1}
+    assert confident_child(row, None, kids, tau=0.01) == 1  # a special-token draft is never taken in the reply

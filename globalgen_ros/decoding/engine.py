@@ -22,6 +22,7 @@ from globalgen_ros.decoding.calibration import AcceptanceStats, CostModel
 from globalgen_ros.decoding.datastore import NgramDatastore
 from globalgen_ros.decoding.drafters import ContextDrafter, CopyDrafter, DatastoreDrafter, Drafter, HeadsDrafter
 from globalgen_ros.decoding.templates import TemplateDrafter
+from globalgen_ros.runtime.format import END_ID, N_SPECIAL
 from globalgen_ros.runtime.onnx_model import OnnxModel
 
 STRATEGIES = ("ar", "parallel", "confident")
@@ -37,7 +38,7 @@ class Constraint(Protocol):
 
 
 class Unconstrained:
-    """Every token allowed everywhere (plain greedy decoding)."""
+    """Free text everywhere: any token but the special ones, <|end|> aside (plain greedy decoding of a reply)."""
 
     def start(self) -> None:
         return None
@@ -151,10 +152,17 @@ def softmax_prob(row: np.ndarray, allowed: np.ndarray | None, token: int) -> flo
 
 
 def greedy(row: np.ndarray, allowed: np.ndarray | None) -> int:
-    """Return the argmax of one logits row (V,) over the allowed tokens."""
+    """Return the argmax of one logits row (V,) over the allowed tokens; None means free text (the reply): any
+    token but the special ones, <|end|> aside, so a reply can never spell header or prompt markers."""
     if allowed is None:
-        return int(row.argmax())
+        best = N_SPECIAL + int(row[N_SPECIAL:].argmax())
+        return END_ID if row[END_ID] >= row[best] else best
     return int(allowed[row[allowed].argmax()])
+
+
+def free_text_token(token: int) -> bool:
+    """Return True if `token` may appear in free text (see greedy)."""
+    return token >= N_SPECIAL or token == END_ID
 
 
 def accept(run: Run, token: int, end_id: int, state: Any = None, *, known_state: bool = False) -> None:

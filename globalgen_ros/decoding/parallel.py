@@ -15,7 +15,15 @@ import time
 import numpy as np
 
 from globalgen_ros.decoding.drafters import DraftContext, Drafter, HeadsDrafter
-from globalgen_ros.decoding.engine import Decoder, Run, accept, extend_forced, greedy, record_first_decision
+from globalgen_ros.decoding.engine import (
+    Decoder,
+    Run,
+    accept,
+    extend_forced,
+    free_text_token,
+    greedy,
+    record_first_decision,
+)
 from globalgen_ros.decoding.tree import EMPTY_TREE, Candidates, Chain, DraftTree, select_tree, step_mask, step_positions
 
 
@@ -132,7 +140,7 @@ def build_candidates(dec: Decoder, run: Run, chains: list[Chain], max_depth: int
                     break
                 p, key = 1.0, None  # the schema leaves no choice: accepted whenever its parent is
             else:
-                if allowed is not None and tok not in allowed:
+                if (tok not in allowed) if allowed is not None else not free_text_token(tok):
                     break
                 key = stats.key(tag, raw)
                 p = known.get(key)
@@ -145,18 +153,20 @@ def build_candidates(dec: Decoder, run: Run, chains: list[Chain], max_depth: int
             if tok == end:
                 break
     small = dec.options.schema_branches
-    add_schema_branches(cands, -1, run.state, rules, con, small)
+    add_schema_branches(cands, -1, run.state, rules, con, small, stats)
     i = 0
     while i < len(cands):  # new nodes are visited as they are added
         if cands.token[i] != end and cands.depth[i] < max_depth:
-            add_schema_branches(cands, i, cands.state[i], rules, con, small)
+            add_schema_branches(cands, i, cands.state[i], rules, con, small, stats)
         i += 1
     return cands
 
 
-def add_schema_branches(cands: Candidates, node: int, state, rules: ConstraintMemo, con, small: int) -> None:
+def add_schema_branches(cands: Candidates, node: int, state, rules: ConstraintMemo, con, small: int,
+                        stats) -> None:
     """Below `node`, draft what the schema allows when it allows little: a forced token (accepted whenever its
-    parent is), or every one of a few choices (the rest of navigate / none after "n", on / off)."""
+    parent is; no calibration key, so `confident` takes it as exact), or every one of a few choices (the rest
+    of navigate / none after "n", on / off), which are guesses like any draft."""
     forced, allowed = rules(state)
     if forced is not None:
         choices, p = [forced], 1.0
@@ -170,8 +180,10 @@ def add_schema_branches(cands: Candidates, node: int, state, rules: ConstraintMe
         p = (1.0 - sum(cands.p[k] for k in kids.values())) / max(1, len(missing))
         if p < MIN_PATH:
             return
+    key = None if forced is not None else stats.key("sch", p)
+    p = p if key is None else stats.estimate(key, p)
     for tok in missing:
-        cands.add(node, tok, p, con.advance(state, tok), None)
+        cands.add(node, tok, p, con.advance(state, tok), key)
 
 
 def draft_depth(dec: Decoder, run: Run) -> int:
@@ -231,6 +243,8 @@ def confident_child(row: np.ndarray, allowed: np.ndarray | None, kids: dict[int,
     norm = np.exp(z - mx).sum()
     best, best_p = None, tau
     for tok, k in kids.items():
+        if allowed is None and not free_text_token(tok):
+            continue
         p = float(np.exp(row[tok] - mx) / norm)
         if p >= best_p:
             best, best_p = k, p

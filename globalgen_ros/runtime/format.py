@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 SPECIAL_TOKENS = ["<|bos|>", "<|user|>", "<|assistant|>", "<|intent|>", "<|slot|>", "<|value|>", "<|reply|>",
                   "<|end|>", "<|pad|>"]
 BOS, USER, ASSISTANT, INTENT, SLOT, VALUE, REPLY, END, PAD = SPECIAL_TOKENS
+N_SPECIAL, END_ID = len(SPECIAL_TOKENS), SPECIAL_TOKENS.index(END)
 CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 MAX_NUMBER_DIGITS = 4
 
