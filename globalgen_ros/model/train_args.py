@@ -31,7 +31,7 @@ class TrainConfig:
     log_every: int = 50
     resume: str = ""              # continue from this checkpoint (same config)
     device: str = "cpu"           # torch device for training ("cuda" on a GPU machine); results differ by device
-    time_limit_s: float = 0.0     # stop early (with a checkpoint) after this many seconds; 0 = no limit
+    time_limit_s: float = 0.0     # the schedule runs against steps or this many seconds, whichever ends first
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", default="", help="continue from this checkpoint (e.g. runs/default/last.pt)")
     parser.add_argument("--device", default=d.device, help="torch device, e.g. cpu or cuda (default %(default)s)")
     parser.add_argument("--time-limit-s", type=float, default=d.time_limit_s,
-                        help="end training early, cosine schedule cut short, after this many seconds (0: none)")
+                        help="fit the cosine schedule into this many seconds: training ends when the steps or "
+                             "the time run out, whichever first (0: no time limit)")
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
