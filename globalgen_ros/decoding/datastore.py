@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -65,10 +66,11 @@ class NgramDatastore:
     """Static corpus table plus a bounded table of recent runtime replies."""
 
     def __init__(self, static: dict[tuple[int, ...], Entry] | None = None, max_n: int = 4, history: int = 256,
-                 templates: ReplyTemplates | None = None, copy_prior: dict[int, float] | None = None):
+                 templates: ReplyTemplates | None = None, copy_prior: dict[int, float] | None = None,
+                 end_prior: dict[int, float] | None = None):
         self.static = static or {}
         self.copy_prior = copy_prior or {}  # token before a transcript position -> P(a slot value starts there)
-        self.end_prior: dict[int, float] = {}  # token after a transcript position -> P(a slot value ends there)
+        self.end_prior = end_prior or {}  # token after a transcript position -> P(a slot value ends there)
         self.templates = templates  # reply templates of the training outputs (templates.py), if built
         self.max_n = max_n
         self.dynamic: dict[tuple[int, ...], Counter] = {}
@@ -120,9 +122,8 @@ class NgramDatastore:
         for c, t, p, tot in zip(ctx.tolist(), nxt.tolist(), prob.tolist(), total.tolist(), strict=True):
             k = sum(1 for x in t if x >= 0)
             static[tuple(x for x in c if x >= 0)] = (tuple(t[:k]), tuple(p[:k]), tot)
-        store = cls(static, max_n=max_n, history=history, templates=templates, copy_prior=copy_prior)
-        store.end_prior = end_prior
-        return store
+        return cls(static, max_n=max_n, history=history, templates=templates, copy_prior=copy_prior,
+                   end_prior=end_prior)
 
     # ---- runtime history ---------------------------------------------------------------------------------
     def _count(self, seq: tuple[int, ...], delta: int) -> None:
@@ -170,55 +171,50 @@ class NgramDatastore:
 
 
 # ---- building drafts.npz from the training corpus ----------------------------------------------------------
-def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None):
-    """Yield (language, <|assistant|> + output tokens (header, reply, <|end|>)) of each training turn."""
+def corpus_turns(train_jsonl: str | os.PathLike):
+    """Yield every turn ({user, intent, slots, reply}) of every dialogue of a training corpus."""
     import json
 
+    with open(train_jsonl, encoding="utf-8") as f:
+        for line in f:
+            yield from json.loads(line)["turns"]
+
+
+def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None):
+    """Yield (language, <|assistant|> + output tokens (header, reply, <|end|>)) of each training turn."""
     from globalgen_ros.runtime.format import detect_language, turn_tokens
 
     n = 0
-    with open(train_jsonl, encoding="utf-8") as f:
-        for line in f:
-            for turn in json.loads(line)["turns"]:
-                try:
-                    ids, start = turn_tokens(tokenizer, schema, turn["user"], turn["intent"], turn["slots"],
-                                             turn["reply"])
-                except ValueError:  # a slot value that is not a span of the transcript: not a valid target
-                    continue
-                yield detect_language(turn["user"]), ids[start - 1:]
-                n += 1
-                if limit is not None and n >= limit:
-                    return
+    for turn in corpus_turns(train_jsonl):
+        try:
+            ids, start = turn_tokens(tokenizer, schema, turn["user"], turn["intent"], turn["slots"], turn["reply"])
+        except ValueError:  # a slot value that is not a span of the transcript: not a valid target
+            continue
+        yield detect_language(turn["user"]), ids[start - 1:]
+        n += 1
+        if limit is not None and n >= limit:
+            return
 
 
 def copy_priors(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None,
                 min_count: int = 5) -> tuple[dict[int, float], dict[int, float]]:
     """Return ({token: P(a text slot value starts right after it)}, {token: P(a value ends right before it)})
     over the transcript positions of the corpus (<|user|> precedes a transcript, <|assistant|> follows it)."""
-    import json
-
     from globalgen_ros.runtime.format import find_span, user_tokens
 
-    starts, ends, before, after, n = Counter(), Counter(), Counter(), Counter(), 0
-    with open(train_jsonl, encoding="utf-8") as f:
-        for line in f:
-            for turn in json.loads(line)["turns"]:
-                user = [tokenizer.user] + user_tokens(tokenizer, turn["user"]) + [tokenizer.assistant]
-                before.update(user[:-2])
-                after.update(user[2:])
-                for slot in schema[turn["intent"]].slots if turn["intent"] in schema else ():
-                    value = turn["slots"].get(slot.name)
-                    span = find_span(tokenizer, user[1:-1], str(value)) if slot.type == "text" and value else None
-                    at = next((q for q in range(1, len(user) - len(span)) if user[q:q + len(span)] == span),
-                              None) if span else None
-                    if at is not None:
-                        starts[user[at - 1]] += 1
-                        ends[user[at + len(span)]] += 1
-                n += 1
-                if limit is not None and n >= limit:
-                    break
-            if limit is not None and n >= limit:
-                break
+    starts, ends, before, after = Counter(), Counter(), Counter(), Counter()
+    for turn in islice(corpus_turns(train_jsonl), limit):
+        user = [tokenizer.user] + user_tokens(tokenizer, turn["user"]) + [tokenizer.assistant]
+        before.update(user[:-2])
+        after.update(user[2:])
+        for slot in schema[turn["intent"]].slots if turn["intent"] in schema else ():
+            value = turn["slots"].get(slot.name)
+            span = find_span(tokenizer, user[1:-1], str(value)) if slot.type == "text" and value else None
+            at = next((q for q in range(1, len(user) - len(span)) if user[q:q + len(span)] == span),
+                      None) if span else None
+            if at is not None:
+                starts[user[at - 1]] += 1
+                ends[user[at + len(span)]] += 1
     return ({t: starts[t] / before[t] for t in starts if before[t] >= min_count},
             {t: ends[t] / after[t] for t in ends if after[t] >= min_count})
 

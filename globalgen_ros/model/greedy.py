@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import torch
 
+from globalgen_ros.decoding.engine import greedy
 from globalgen_ros.model.llama import LlamaWithHeads
 from globalgen_ros.runtime.constraints import HeaderConstraint
-from globalgen_ros.runtime.format import END_ID, N_SPECIAL, parse_output, prompt_tokens
+from globalgen_ros.runtime.format import parse_output, prompt_tokens
 
 
 def causal_mask(past: int, new: int) -> torch.Tensor:
@@ -35,12 +36,7 @@ def generate(model: LlamaWithHeads, tok, schema, text: str, history=(), max_new_
     out, feed = [], prompt
     while len(out) < max_new_tokens:
         logits, kv = decode_step(model, feed, kv)
-        allowed = cons.allowed(state)
-        if allowed is None:  # free text: no special token but <|end|> (as the runtime's greedy)
-            best = N_SPECIAL + int(logits[N_SPECIAL:].argmax())
-            t = END_ID if logits[END_ID] >= logits[best] else best
-        else:
-            t = int(allowed[int(logits[torch.from_numpy(allowed)].argmax())])
+        t = greedy(logits.numpy(), cons.allowed(state))  # the runtime's rule, free text included
         out.append(t)
         state = cons.advance(state, t)
         if t == tok.end:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import math
 import random
@@ -32,9 +33,10 @@ def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int,
     """Return (ids, target weights) per dialogue: 0 on the prompt, header_weight on the header (through
     <|reply|>), 1 on the reply and <|end|>. A compressed cache beside the corpus file is reused."""
     cache = path.with_suffix(".encoded.npz")
+    tok_sha = hashlib.sha256(tok.hf.to_str().encode()).hexdigest()  # a retrained tokenizer invalidates the cache
     if cache.exists() and (not path.exists() or cache.stat().st_mtime >= path.stat().st_mtime):
         z = np.load(cache)
-        if int(z["vocab_size"]) == tok.vocab_size and int(z["max_len"]) == max_len:
+        if "tokenizer_sha256" in z.files and str(z["tokenizer_sha256"]) == tok_sha and int(z["max_len"]) == max_len:
             return _split(z["ids"], z["roles"], z["offsets"], header_weight)
     ids_all, roles_all, offsets = [], [], [0]
     with open(path, encoding="utf-8") as f:
@@ -52,7 +54,7 @@ def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int,
     ids_np, roles_np = np.array(ids_all, np.uint16), np.array(roles_all, np.uint8)
     offsets_np = np.array(offsets, np.int64)
     np.savez_compressed(cache, ids=ids_np, roles=roles_np, offsets=offsets_np,
-                        vocab_size=tok.vocab_size, max_len=max_len)
+                        tokenizer_sha256=tok_sha, max_len=max_len)
     return _split(ids_np, roles_np, offsets_np, header_weight)
 
 
