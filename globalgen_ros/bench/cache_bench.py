@@ -34,7 +34,8 @@ def held_out_sessions(n: int, seed: int = 0) -> list[list[str]]:
     from globalgen_ros.schema import load_schema
 
     builder, rng = Builder(load_schema(), seed, values_per_kind=1500), random.Random(seed + 5)
-    return [[t["user"] for _ in range(2) for t in builder.dialogue(rng, held_out=True, multi_turn=1.0)["turns"]]
+    return [[t["user"] for _ in range(2)
+             for t in builder.dialogue(rng, held_out=True, multi_turn=1.0, max_turns=3)["turns"]]
             for _ in range(n)]
 
 

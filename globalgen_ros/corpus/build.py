@@ -123,6 +123,9 @@ class Builder:
             slots[name] = value if name in RANDOM_ENUMS or name in NUMBER_RANGES else surface
             parts.append(surface)
         user = add_noise(rng, parts, lang, lower=lower)
+        for value in parts[1::2]:
+            if lang == "en" and not re.search(re.escape(value) + r"(?![A-Za-z0-9])", user, re.IGNORECASE):
+                raise ValueError(f"template {tpl.key}: the noise glued a word onto the slot value {value!r}: {user!r}")
         if intent == "none":
             out = {"user": user, "intent": "none", "slots": {}, "reply": NONE_REPLIES[tpl.intent[5:]][lang]}
         else:
@@ -159,9 +162,10 @@ class Builder:
         weights = [2.5 if n == "none" else 1.0 for n in names]
         return rng.choices(names, weights)[0]
 
-    def dialogue(self, rng: random.Random, held_out: bool = False, multi_turn: float = 0.15) -> dict:
+    def dialogue(self, rng: random.Random, held_out: bool = False, multi_turn: float = 0.25,
+                 max_turns: int = 5) -> dict:
         lang = rng.choice(["zh", "en"])
-        n_turns = 1 if rng.random() >= multi_turn else rng.randint(2, 3)
+        n_turns = 1 if rng.random() >= multi_turn else rng.randint(2, max_turns)
         turns = []
         for _ in range(n_turns):
             if rng.random() < 0.1:

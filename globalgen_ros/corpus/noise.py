@@ -38,9 +38,10 @@ def zh_number(n: int) -> str:
     return ("" if tens == 1 else ZH_DIGITS[tens]) + "十" + ("" if ones == 0 else ZH_DIGITS[ones])
 
 
-def slip_en(rng: random.Random, text: str) -> str:
+def slip_en(rng: random.Random, text: str, attached: bool = False) -> str:
+    """Add one ASR-like slip; `attached`: text follows a slot value directly, so its first word stays put."""
     words = text.split(" ")
-    idx = [i for i, w in enumerate(words) if w]
+    idx = [i for i, w in enumerate(words) if w and not (attached and i == 0)]
     if not idx:
         return text
     r = rng.random()
@@ -75,7 +76,7 @@ def add_noise(rng: random.Random, parts: list[str], lang: str, lower: bool = Fal
     """Join literal parts (even indices) and slot surfaces (odd indices), adding noise to the literal parts."""
     parts = list(parts)
     for i in range(0, len(parts), 2):
-        parts[i] = (slip_en if lang == "en" else slip_zh)(rng, parts[i])
+        parts[i] = slip_en(rng, parts[i], attached=i > 0) if lang == "en" else slip_zh(rng, parts[i])
         if lower:
             parts[i] = parts[i].lower()
     if lang == "en":

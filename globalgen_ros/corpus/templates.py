@@ -579,3 +579,139 @@ NONE["time"]["zh"] += ["现在[几点|几点了|什么时间]", "今天[几号|�
 NONE["joke"]["en"] += ["tell me [a joke|something funny|a story]", "[make me laugh|cheer me up]",
      "do you know a good joke"]
 NONE["joke"]["zh"] += ["[讲|说]个[笑话|故事][吧|]", "[逗我笑|让我开心一下]", "你知道什么笑话吗"]
+
+# Third batch (session 3): more key phrases per intent in new sentence shapes (questions, wishes, commands with
+# a reason, spoken word order), and `none` sentences that mention the domain's words without asking for anything.
+_more("navigate", "en", ["I want directions to {destination}", "could you navigate us to {destination}",
+                         "let's head over to {destination}", "get us to {destination}", "we need to go to {destination}",
+                         "what's the fastest way to {destination}", "which way to {destination}",
+                         "route to {destination} please", "find me a way to {destination}",
+                         "take us to {destination} [please|now|]", "I'm driving to {destination}, guide me",
+                         "can you get me to {destination}"])
+_more("navigate", "zh", ["我要导航去{destination}", "去{destination}怎么开", "怎么去{destination}",
+                         "到{destination}的路线", "导航一下{destination}", "带我们去{destination}", "开车到{destination}",
+                         "我想开车去{destination}", "给我找条去{destination}的路", "目的地改成{destination}",
+                         "现在去{destination}", "走，去{destination}"])
+_more("cancel_navigation", "en", ["cancel [the|my] navigation [please|now|]", "I don't need navigation anymore",
+                                  "switch off [the|] navigation", "kill the navigation", "stop guiding me",
+                                  "end the [trip|route] [please|now|]", "we don't need the route anymore",
+                                  "close [the|] navigation", "navigation off", "drop the route",
+                                  "no need for directions", "cancel route guidance"])
+_more("cancel_navigation", "zh", ["导航[别|不要]开了", "把导航[取消|停掉|退出]", "不要导航了", "停掉导航",
+                                  "导航可以关了", "取消[当前|这个]导航", "行程取消", "不用带路了", "路线不要了",
+                                  "导航关掉吧", "别导了", "结束这次导航"])
+_more("stop", "en", ["stop [what you're doing|right away|this instant]", "freeze [freeze|]", "don't [go|move] any further",
+                     "halt [the robot|all motion]", "stop stop stop [now|]", "cut it out, stop", "emergency, stop",
+                     "stop moving [now|right now|]", "no no no stop", "hold on stop", "stay where you are",
+                     "quit moving"])
+_more("stop", "zh", ["停下[来|][吧|]", "[赶紧|快点|马上]停[下来|住]", "[不要|别]再动了", "原地[停下|别动|不动]",
+                     "停止一切动作", "紧急制动", "快停车", "停停[停|]", "别走了", "站着别动", "全部停住",
+                     "立即停车"])
+_more("set_temperature", "en", ["can you set it to {temperature} degrees", "I want the {zone} at {temperature}",
+                                "turn the temperature to {temperature}", "make the car {temperature} degrees",
+                                "{temperature} degrees for the {zone} please", "set the heat to {temperature} degrees",
+                                "set the AC to {temperature}[ degrees|]", "temperature at {temperature} please",
+                                "lower it to {temperature} degrees", "raise it to {temperature} degrees"])
+_more("set_temperature", "zh", ["温度[给我|]调到{temperature}度", "把空调调到{temperature}度", "调到{temperature}度吧",
+                                "{zone}要{temperature}度", "车里调到{temperature}度", "温度来到{temperature}度",
+                                "空调设成{temperature}度", "{zone}的温度{temperature}度", "降到{temperature}度",
+                                "升到{temperature}度"])
+_more("climate", "en", [({"state": "on"}, "[turn on|start] the cooling"), ({"state": "off"}, "[turn off|stop] the cooling"),
+                        "[please|] switch the AC {state}", "air conditioner {state}",
+                        ({"state": "on"}, "get the AC going"), ({"state": "off"}, "shut the AC off"),
+                        ({"state": "on"}, "cool it down in here"), ({"state": "off"}, "the AC can go off now")])
+_more("climate", "zh", ["空调[帮我|给我]{state}", "把冷气{state}", "冷气{state}", "{state}一下冷气",
+                        ({"state": "on"}, "太热了，空调开一下"), ({"state": "off"}, "空调可以关了"),
+                        ({"state": "off"}, "关掉空调吧"), ({"state": "on"}, "开空调吧")])
+_more("window", "en", ["{action} [the|my] {position} window [please|now|]", "could you {action} the window",
+                       ({"action": "open"}, "roll down the {position} window"),
+                       ({"action": "close"}, "roll up the {position} window"),
+                       ({"action": "open"}, "I need some air, open the window"),
+                       ({"action": "close"}, "shut the {position} window"), "{position} window {action}",
+                       ({"action": "close", "position": "all"}, "shut all the windows")])
+_more("window", "zh", ["[帮我|]把{position}车窗{action}", "车窗[帮我|给我]{action}一下", "{action}一点窗户",
+                       ({"action": "open"}, "窗户开一点"), ({"action": "close"}, "把窗关上"),
+                       ({"action": "close"}, "太吵了，关窗"), ({"action": "open"}, "透透气，开窗"),
+                       "{position}的车窗{action}一下"])
+_more("play_music", "en", ["[please|] play {query} [for me|now|]", "can I hear {query}", "play a song by {query}",
+                           "turn on {query}", "I feel like listening to {query}", "music, {query}",
+                           "play {query} on the radio", "spin some {query}", "give me some {query}",
+                           "put some {query} on"])
+_more("play_music", "zh", ["放一下{query}", "来一首{query}吧", "我想听听{query}", "播放一首{query}",
+                           "给我来点{query}", "放首{query}听听", "听一下{query}", "播{query}",
+                           "来点{query}的音乐", "我要听{query}的歌"])
+_more("media_control", "en", [({"action": "pause"}, "pause [the|this] [track|song]"),
+                              ({"action": "pause"}, "stop the song"), ({"action": "pause"}, "[mute|silence] the music"),
+                              ({"action": "resume"}, "[continue|resume] the [song|track]"),
+                              ({"action": "resume"}, "start the music again"),
+                              ({"action": "next"}, "skip [to the next one|ahead|the song]"),
+                              ({"action": "next"}, "next one [please|]"),
+                              ({"action": "previous"}, "last [song|track]"),
+                              ({"action": "previous"}, "play that [song|track] again"),
+                              ({"action": "volume_up"}, "[make it|a bit] louder"),
+                              ({"action": "volume_up"}, "raise the volume"), ({"action": "volume_up"}, "pump it up"),
+                              ({"action": "volume_down"}, "[make it|a bit] quieter"),
+                              ({"action": "volume_down"}, "turn the music down"),
+                              ({"action": "volume_down"}, "reduce the volume")])
+_more("media_control", "zh", [({"action": "pause"}, "音乐暂停[一下|]"), ({"action": "pause"}, "歌先停一下"),
+                              ({"action": "pause"}, "别放歌了"), ({"action": "resume"}, "继续放[歌|音乐|]"),
+                              ({"action": "resume"}, "接着播放"), ({"action": "next"}, "下一曲"),
+                              ({"action": "next"}, "换[首|一首]歌"), ({"action": "next"}, "这首不好听，换一首"),
+                              ({"action": "previous"}, "[放|播放]上一曲"), ({"action": "previous"}, "前一首"),
+                              ({"action": "previous"}, "回到上一首"), ({"action": "volume_up"}, "音量[大|高]一点"),
+                              ({"action": "volume_up"}, "声音调大"), ({"action": "volume_down"}, "音量[小|低]一点"),
+                              ({"action": "volume_down"}, "声音调小"), ({"action": "volume_down"}, "声音太大了")])
+_more("call", "en", ["[please|] dial {contact} [now|for me|]", "get me {contact} [please|]",
+                     "I'd like to call {contact}", "can you ring {contact}", "reach {contact} by phone",
+                     "call {contact} on speaker", "phone call to {contact}", "put me through to {contact}",
+                     "contact {contact}", "make a phone call to {contact}"])
+_more("call", "zh", ["给{contact}拨电话", "打电话[找|给]{contact}", "帮我联系[一下|]{contact}", "拨通{contact}",
+                     "呼叫{contact}[吧|一下]", "给{contact}打过去", "我要联系{contact}", "跟{contact}通个电话",
+                     "帮我拨{contact}的号码", "打个电话给{contact}吧"])
+_more("seat_heating", "en", ["[please|] turn {state} the seat warmer", "seat warmer {state} [please|]",
+                            ({"state": "on"}, "heat up the {seat} seat"), ({"state": "off"}, "stop heating my seat"),
+                            ({"state": "on"}, "my back is cold, warm the seat"), "{seat} seat heating {state}"])
+_more("seat_heating", "zh", ["[帮我|]{state}一下座椅加热", "座椅加热[给我|帮我]{state}", "{seat}座椅加热[帮我|]{state}",
+                            ({"state": "on"}, "座椅热一下"), ({"state": "off"}, "座椅别加热了"),
+                            ({"state": "on"}, "座位太凉，加热一下")])
+_more("robot_move", "en", ["[please|] move {direction} {distance} meters", "take {distance} meters {direction}",
+                           "go {distance} meters {direction}", "move {direction} [slowly|carefully] [please|]",
+                           "roll {direction} {distance} meters", ({"direction": "forward"}, "go ahead {distance} meters"),
+                           ({"direction": "backward"}, "reverse {distance} meters"), "turn {direction}",
+                           "inch {direction}", "scoot {direction} a little"])
+_more("robot_move", "zh", ["[请|]向{direction}移动{distance}米", "往{direction}[开|移]{distance}米", "{direction}移{distance}米",
+                           "朝{direction}挪一下", "[慢慢|稍微]往{direction}走", ({"direction": "forward"}, "往前开[{distance}米|]"),
+                           ({"direction": "backward"}, "倒退[{distance}米|]"), "往{direction}转", "{direction}边走一点",
+                           "你向{direction}挪{distance}米"])
+_more("robot_go_to", "en", ["[please|] go to {location} and wait", "go to {location} [and wait for me|now|]",
+                            "make your way over to {location}", "move over to {location}", "head over to {location}",
+                            "wait for me at {location}", "come over to {location}", "go and wait in {location}",
+                            "navigate yourself to {location}", "robot, head to {location}"])
+_more("robot_go_to", "zh", ["你去{location}[等着|等我|待着]", "去{location}待命", "到{location}那[里|边]去",
+                            "[请|]移动到{location}", "你走到{location}", "过去{location}", "回{location}去",
+                            "到{location}等我", "去{location}看看", "机器人到{location}去"])
+_more("robot_pick", "en", ["[please|] pick up {object} [for me|now|]", "grab me {object}", "take {object} please",
+                           "get me {object}", "go get {object}", "fetch me {object}", "pick up {object} off the floor",
+                           "hand {object} to me", "can you get {object}", "bring {object} to me"])
+_more("robot_pick", "zh", ["[帮我|]拿[一下|起来]{object}", "把{object}[拿|取]过来", "去把{object}拿来",
+                           "给我取{object}", "捡一下{object}", "[帮我|]把{object}捡起来", "把{object}给我",
+                           "递给我{object}", "抓一下{object}", "拿来{object}"])
+_more("robot_place", "en", ["[please|] put {object} [on|in|at] {location}", "place {object} on {location} please",
+                            "put it down [on|in|at] {location}", "leave it [on|in|at] {location}",
+                            "take {object} over to {location}", "drop {object} off [at|in] {location}",
+                            "set it [on|in] {location}", "carry it to {location}"])
+_more("robot_place", "zh", ["[帮我|]把{object}放[到|在]{location}", "把它放[到|在]{location}", "{object}放在{location}吧",
+                            "把{object}拿到{location}去", "把{object}送去{location}", "放[在|到]{location}就行",
+                            "把东西放到{location}", "{object}搬到{location}"])
+NONE["smalltalk"]["en"] += ["I called my [mom|dad|friend] [yesterday|this morning]", "I [love|hate] this [song|music]",
+                            "the navigation was [wrong|slow] last time", "we stopped for lunch earlier",
+                            "I drove to work today", "my seat is [comfortable|nice]", "the window is [dirty|fogged up]",
+                            "let's just chat", "I was listening to the radio", "I don't [know|care]"]
+NONE["smalltalk"]["zh"] += ["我[今天|昨天]给我妈打过电话了", "这首歌[真好听|不好听]", "上次导航走错了",
+                            "我们刚才停下来吃饭了", "我今天开车上班", "这个座位挺舒服", "车窗有点脏",
+                            "随便聊聊[吧|]", "我刚才在听广播", "我不[知道|在乎]"]
+NONE["unsupported"]["en"] += ["what's the capital of [China|France|Japan]", "who [wrote|sang] this song",
+                              "how far is the moon", "how many people live in [Beijing|Tokyo]",
+                              "what does this button do", "who are you voting for"]
+NONE["unsupported"]["zh"] += ["[中国|法国|日本]的首都是哪里", "这首歌是谁[写|唱]的", "月亮有多远",
+                              "[北京|东京]有多少人", "这个按钮是干什么的", "你支持谁"]

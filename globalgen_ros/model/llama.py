@@ -146,17 +146,20 @@ class LlamaWithHeads(nn.Module):
         for head in self.heads:
             nn.init.zeros_(head.proj.weight)  # each head starts as the base next-token head
 
-    def forward_train(self, input_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return next-token logits (B, T, V) and final hidden states (B, T, d) under a causal mask."""
+    def forward_train(self, input_ids: torch.Tensor, dropout: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return next-token logits (B, T, V) and final hidden states (B, T, d) under a causal mask.
+
+        `dropout` applies to the embeddings and to each residual branch (training only; the export has none)."""
         B, T = input_ids.shape
         pos = torch.arange(T, device=input_ids.device)[None].expand(B, T)
         cos, sin = rope_cos_sin(pos, self.config.head_dim, self.config.rope_theta)
-        x = self.model.embed_tokens(input_ids)  # (B, T, d)
+        drop = (lambda t: F.dropout(t, dropout, training=True)) if dropout > 0 else (lambda t: t)
+        x = drop(self.model.embed_tokens(input_ids))  # (B, T, d)
         for layer in self.model.layers:
             q, k, v = layer.self_attn.qkv(layer.input_layernorm(x), cos, sin)
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, D)
-            x = x + layer.self_attn.out(y)
-            x = x + layer.mlp(layer.post_attention_layernorm(x))
+            x = x + drop(layer.self_attn.out(y))
+            x = x + drop(layer.mlp(layer.post_attention_layernorm(x)))
         h = self.model.norm(x)
         return self.lm_head(h), h
 

@@ -23,9 +23,11 @@ from globalgen_ros.corpus.build import build as build_corpus
 from globalgen_ros.model.llama import LlamaConfig, LlamaWithHeads
 from globalgen_ros.model.tokenizer import corpus_texts, train_tokenizer
 from globalgen_ros.model.train_args import TrainConfig, add_arguments, config_from_args
-from globalgen_ros.runtime.format import turn_tokens
+from globalgen_ros.runtime.format import SPECIAL_TOKENS, turn_tokens
 from globalgen_ros.runtime.tokenizer import Tokenizer
 from globalgen_ros.schema import load_schema
+
+N_SPECIAL = len(SPECIAL_TOKENS)  # ids 0..N_SPECIAL-1
 
 
 def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int,
@@ -59,15 +61,37 @@ def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int,
 
 
 def _split(ids: np.ndarray, roles: np.ndarray, offsets: np.ndarray,
-           header_weight: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Cut the concatenated (ids, roles: 0 prompt / 1 header / 2 reply) back into weighted dialogues."""
+           header_weight: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Cut the concatenated (ids, roles: 0 prompt / 1 header / 2 reply) back into weighted dialogues.
+
+    The third array marks the user words that augmentation may delete: prompt tokens that are not special
+    tokens and do not occur in any header of the dialogue (so slot values, which headers copy, stay whole)."""
     weights = np.array([0.0, header_weight, 1.0], np.float32)[roles]
     ids = ids.astype(np.int64)
-    return [(ids[a:b], weights[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+    out = []
+    for a, b in zip(offsets[:-1], offsets[1:], strict=True):
+        d_ids, d_roles = ids[a:b], roles[a:b]
+        droppable = (d_roles == 0) & (d_ids >= N_SPECIAL) & ~np.isin(d_ids, d_ids[d_roles == 1])
+        out.append((d_ids, weights[a:b], droppable))
+    return out
 
 
-def batches(data, batch_tokens: int, pad_id: int, rng: random.Random):
-    """Yield padded (ids, weights) batches of similar lengths, forever."""
+def delete_words(ids: np.ndarray, weights: np.ndarray, droppable: np.ndarray, rng: random.Random,
+                 max_words: int) -> tuple[np.ndarray, np.ndarray]:
+    """Delete 1..max_words droppable user tokens (never a slot value or a special token)."""
+    where = np.flatnonzero(droppable)
+    if len(where) < 4:  # short commands keep every word: one of three is often the key word
+        return ids, weights
+    keep = np.ones(len(ids), bool)
+    keep[rng.sample(list(where), min(len(where) // 4, rng.randint(1, max_words)))] = False
+    return ids[keep], weights[keep]
+
+
+def batches(data, batch_tokens: int, pad_id: int, rng: random.Random, word_drop: float = 0.0,
+            max_words: int = 2):
+    """Yield padded (ids, weights) batches of similar lengths, forever.
+
+    word_drop: fraction of dialogues whose user turns lose a few words (see `delete_words`)."""
     order = sorted(range(len(data)), key=lambda i: (len(data[i][0]), rng.random()))
     while True:
         chunks, i = [], 0
@@ -79,18 +103,20 @@ def batches(data, batch_tokens: int, pad_id: int, rng: random.Random):
             i += n
         rng.shuffle(chunks)
         for chunk in chunks:
-            T = max(len(data[j][0]) for j in chunk)
+            rows = [data[j][:2] if rng.random() >= word_drop else delete_words(*data[j], rng, max_words)
+                    for j in chunk]
+            T = max(len(r[0]) for r in rows)
             ids = np.full((len(chunk), T), pad_id, dtype=np.int64)
             mask = np.zeros((len(chunk), T), dtype=np.float32)
-            for r, j in enumerate(chunk):
-                ids[r, :len(data[j][0])], mask[r, :len(data[j][1])] = data[j]
+            for r, (row_ids, row_w) in enumerate(rows):
+                ids[r, :len(row_ids)], mask[r, :len(row_w)] = row_ids, row_w
             yield torch.from_numpy(ids), torch.from_numpy(mask)
 
 
 def loss_fn(model: LlamaWithHeads, ids: torch.Tensor, weights: torch.Tensor, head_weight: float,
-            head_sample: float = 1.0) -> tuple:
+            head_sample: float = 1.0, dropout: float = 0.0) -> tuple:
     """Weighted next-token loss on the assistant tokens plus the extra heads' t+2+j losses."""
-    _, h = _hidden(model, ids)  # (B, T, d)
+    _, h = _hidden(model, ids, dropout)  # (B, T, d)
     mask = weights > 0
     tgt_mask, w = mask[:, 1:], weights[:, 1:][mask[:, 1:]]  # position t predicts token t+1
     ce = F.cross_entropy(model.lm_head(h[:, :-1][tgt_mask]), ids[:, 1:][tgt_mask], reduction="none")
@@ -109,11 +135,11 @@ def loss_fn(model: LlamaWithHeads, ids: torch.Tensor, weights: torch.Tensor, hea
     return total, main, head_losses
 
 
-def _hidden(model: LlamaWithHeads, ids: torch.Tensor):
+def _hidden(model: LlamaWithHeads, ids: torch.Tensor, dropout: float = 0.0):
     """Final hidden states without computing the full logits."""
     lm_head, model.lm_head = model.lm_head, torch.nn.Identity()
     try:
-        h, _ = model.forward_train(ids)
+        h, _ = model.forward_train(ids, dropout)
     finally:
         model.lm_head = lm_head
     return None, h
@@ -174,7 +200,7 @@ def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWith
         start = ckpt["step"]
     out = Path(cfg.out)
     log = open(out / "train.log", "a", encoding="utf-8")
-    stream = batches(data, cfg.batch_tokens, tok.pad, random.Random(cfg.seed))
+    stream = batches(data, cfg.batch_tokens, tok.pad, random.Random(cfg.seed), cfg.word_drop)
     for _ in range(start):  # a resumed run sees the batches it has not seen yet
         next(stream)
     t0, losses, summary = time.time(), [], {}
@@ -186,7 +212,7 @@ def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWith
         for g in opt.param_groups:
             g["lr"] = lr
         ids, mask = (t.to(device, non_blocking=True) for t in next(stream))
-        total, main, head_losses = loss_fn(model, ids, mask, cfg.head_weight, cfg.head_sample)
+        total, main, head_losses = loss_fn(model, ids, mask, cfg.head_weight, cfg.head_sample, cfg.dropout)
         opt.zero_grad(set_to_none=True)
         total.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

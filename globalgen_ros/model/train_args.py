@@ -25,6 +25,8 @@ class TrainConfig:
     header_weight: float = 2.0    # loss weight of header tokens (intent, slots) relative to reply tokens
     head_weight: float = 0.2      # loss weight of extra head j is head_weight * 0.8**j
     head_sample: float = 0.35     # fraction of target positions the extra heads are trained on (saves time)
+    dropout: float = 0.0          # on the embeddings and residual branches
+    word_drop: float = 0.0        # fraction of dialogues whose user turns lose 1-2 words (never slot values)
     max_len: int = 256
     threads: int = 2
     checkpoint_every: int = 200
@@ -51,6 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="LlamaConfig overrides as JSON (default %(default)s)")
     parser.add_argument("--resume", default="", help="continue from this checkpoint (e.g. runs/default/last.pt)")
     parser.add_argument("--device", default=d.device, help="torch device, e.g. cpu or cuda (default %(default)s)")
+    parser.add_argument("--dropout", type=float, default=d.dropout,
+                        help="dropout on the embeddings and residual branches (default %(default)s)")
+    parser.add_argument("--word-drop", type=float, default=d.word_drop,
+                        help="fraction of dialogues whose user turns lose 1-2 words, never slot values or "
+                             "short commands (default %(default)s)")
     parser.add_argument("--time-limit-s", type=float, default=d.time_limit_s,
                         help="fit the cosine schedule into this many seconds: training ends when the steps or "
                              "the time run out, whichever first (0: no time limit)")
@@ -60,4 +67,5 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     return TrainConfig(out=args.out, corpus=args.corpus, schema=args.schema, seed=args.seed, steps=args.steps,
                        batch_tokens=args.batch_tokens, lr=args.lr, vocab_size=args.vocab_size,
                        train_dialogues=args.train_dialogues, threads=args.threads, model=json.loads(args.model),
-                       resume=args.resume, device=args.device, time_limit_s=args.time_limit_s)
+                       resume=args.resume, device=args.device, time_limit_s=args.time_limit_s,
+                       dropout=args.dropout, word_drop=args.word_drop)
