@@ -53,12 +53,29 @@ def test_detect_language(text, language):
     assert detect_language(text) == language
 
 
+def test_session_history_grows_as_a_prefix_and_restarts_from_its_latest_half():
+    """Between restarts each history extends the previous one, so the session's cached K/V stays reusable."""
+    sessions = Sessions(max_turns=4, max_sessions=2, ttl_s=10.0)
+    lengths, prev = [], []
+    for i in range(9):
+        sessions.add("s", Turn(f"u{i}", f"r{i}"))
+        hist = [t.user for t in sessions.history("s")]
+        assert hist[-1] == f"u{i}" and len(hist) <= 4
+        if len(hist) > len(prev):
+            assert hist[:len(prev)] == prev  # extends: a prefix match for the cache
+        lengths.append(len(hist))
+        prev = hist
+    assert lengths == [1, 2, 3, 4, 2, 3, 4, 2, 3]
+
+
 def test_sessions_keep_recent_turns_and_forget_idle_ones():
     now = [0.0]
     sessions = Sessions(max_turns=2, max_sessions=2, ttl_s=10.0, clock=lambda: now[0])
     for i in range(3):
         sessions.add("a", Turn(f"u{i}", f"r{i}", f"raw{i}"))
-    assert [t.user for t in sessions.history("a")] == ["u1", "u2"]
+    assert [t.user for t in sessions.history("a")] == ["u2"]  # over 2: restarted from the latest half
+    sessions.add("a", Turn("u3", "r3"))
+    assert [t.user for t in sessions.history("a")] == ["u2", "u3"]
     assert sessions.history("") == [] and sessions.history("never-seen") == []
     sessions.add("b", Turn("x", "y"))
     sessions.add("c", Turn("x", "y"))  # a is the least recently used: forgotten

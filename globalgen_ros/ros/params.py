@@ -81,8 +81,9 @@ SPECS = [
     Spec("reflex.on_partial", True, "also fire the stop reflex on partial transcripts (earlier, may be spurious)"),
     Spec("reflex.cancel_pending", True, "a stop cancels the decode in flight and rejects requests received "
          "before it, so no motion intent is published after a stop"),
-    Spec("session.max_turns", 2, "earlier turns of a session passed as context (0 = none; the default model "
-         "was trained with up to 2)", (0, 256)),
+    Spec("session.max_turns", 2, "most earlier turns of a session passed as context (0 = none); past it the "
+         "history restarts from its latest half, so the turns in between reuse the session's cached K/V",
+         (0, 256)),
     Spec("session.max_sessions", 64, "sessions remembered (least recently used are forgotten)", (1, 100000)),
     Spec("session.ttl_s", 600.0, "a session idle longer than this is forgotten", (1.0, 86400.0)),
     Spec("watchdog.max_edge_tokens", 256, "prompt plus history tokens above this are deferred to the cloud at "
