@@ -142,6 +142,10 @@ class ChoiceConstraint:
     def allowed(self, state):
         return {"root": np.array([10, 11]), "after10": np.array([12])}.get(state)
 
+    def allowed_set(self, state):
+        allowed = self.allowed(state)
+        return None if allowed is None else frozenset(allowed.tolist())
+
     def forced(self, state):
         return 12 if state == "after10" else None
 

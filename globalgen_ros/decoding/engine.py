@@ -33,6 +33,7 @@ class Constraint(Protocol):
 
     def start(self) -> Any: ...
     def allowed(self, state: Any) -> np.ndarray | None: ...
+    def allowed_set(self, state: Any) -> frozenset[int] | None: ...
     def advance(self, state: Any, token_id: int) -> Any: ...
     def forced(self, state: Any) -> int | None: ...
 
@@ -44,6 +45,9 @@ class Unconstrained:
         return None
 
     def allowed(self, state: Any) -> None:
+        return None
+
+    def allowed_set(self, state: Any) -> None:
         return None
 
     def advance(self, state: Any, token_id: int) -> None:

@@ -118,8 +118,8 @@ class ConstraintMemo:
         hit = self.seen.get(id(state))
         if hit is None:
             forced = self.con.forced(state)
-            allowed = None if forced is not None else self.con.allowed(state)
-            hit = self.seen[id(state)] = (state, forced, None if allowed is None else set(allowed.tolist()))
+            allowed = None if forced is not None else self.con.allowed_set(state)
+            hit = self.seen[id(state)] = (state, forced, allowed)
         return hit[1], hit[2]  # the state itself is kept in `seen`, so its id stays unique
 
 

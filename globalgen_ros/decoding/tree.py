@@ -123,11 +123,13 @@ def select_tree(cands: Candidates, costs: np.ndarray, max_nodes: int) -> DraftTr
 def ancestors(parents: np.ndarray) -> np.ndarray:
     """Return (t, t) bool: [i, j] is True when node j is node i or one of its ancestors."""
     t = len(parents)
-    anc = np.eye(t, dtype=bool)
-    for i in range(t):
-        if parents[i] >= 0:
-            anc[i] |= anc[parents[i]]
-    return anc
+    if not t:
+        return np.zeros((0, 0), bool)
+    bits = [0] * t  # node i's row as an int bit set (parents come before their children)
+    for i, parent in enumerate(parents.tolist()):
+        bits[i] = (1 << i) | (bits[parent] if parent >= 0 else 0)
+    rows = np.frombuffer(b"".join(b.to_bytes((t + 7) // 8, "little") for b in bits), np.uint8)
+    return np.unpackbits(rows.reshape(t, -1), axis=1, count=t, bitorder="little").astype(bool)
 
 
 def step_mask(past_len: int, n_pending: int, parents: np.ndarray) -> np.ndarray:

@@ -80,7 +80,8 @@ class HeaderConstraint:
         if not self.copy_starts:  # nothing to copy: an intent that requires a text slot could never be finished
             needs_text = [any(s.type == "text" and not s.optional for s in i.slots) for i in schema.intents]
             self.intent_trie = Trie({seq: k for seq, k in tries.intent.words.items() if not needs_text[k]})
-        self._cache: dict[State, np.ndarray | None] = {}
+        self._cache: dict[State, np.ndarray] = {}
+        self._sets: dict[State, frozenset[int]] = {}
 
     def start(self) -> State:
         return State()
@@ -96,6 +97,15 @@ class HeaderConstraint:
         if state not in self._cache:
             self._cache[state] = np.array(sorted(self._allowed(state)), dtype=np.int64)
         return self._cache[state]
+
+    def allowed_set(self, state: State) -> frozenset[int] | None:
+        """allowed() as a set, for membership tests (the drafting loop asks many times per state)."""
+        if state.phase == "reply":
+            return None
+        hit = self._sets.get(state)
+        if hit is None:
+            hit = self._sets[state] = frozenset(self.allowed(state).tolist())
+        return hit
 
     def _terminators(self, intent: int, slot: int) -> set[int]:
         """Tokens that may close a name/value: another slot (if any is left), the reply (if none required is)."""
@@ -136,8 +146,7 @@ class HeaderConstraint:
         t, tok, s = int(token_id), self.tok, state
         if s.phase == "reply":
             return State("done", s.intent) if t == tok.end else s
-        allowed = self.allowed(s)
-        if t not in set(allowed.tolist()):
+        if t not in self.allowed_set(s):
             raise ValueError(f"token {t} ({tok.token_text(t)!r}) is not allowed in header phase {s.phase!r}")
         if s.phase == "start":
             return State("intent")
