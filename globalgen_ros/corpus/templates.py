@@ -583,13 +583,15 @@ NONE["joke"]["zh"] += ["[讲|说]个[笑话|故事][吧|]", "[逗我笑|让我�
 # Third batch (session 3): more key phrases per intent in new sentence shapes (questions, wishes, commands with
 # a reason, spoken word order), and `none` sentences that mention the domain's words without asking for anything.
 _more("navigate", "en", ["I want directions to {destination}", "could you navigate us to {destination}",
-                         "let's head over to {destination}", "get us to {destination}", "we need to go to {destination}",
+                         "let's head over to {destination}", "get us to {destination}",
+                         "we need to go to {destination}",
                          "what's the fastest way to {destination}", "which way to {destination}",
                          "route to {destination} please", "find me a way to {destination}",
                          "take us to {destination} [please|now|]", "I'm driving to {destination}, guide me",
                          "can you get me to {destination}"])
 _more("navigate", "zh", ["我要导航去{destination}", "去{destination}怎么开", "怎么去{destination}",
-                         "到{destination}的路线", "导航一下{destination}", "带我们去{destination}", "开车到{destination}",
+                         "到{destination}的路线", "导航一下{destination}", "带我们去{destination}",
+                         "开车到{destination}",
                          "我想开车去{destination}", "给我找条去{destination}的路", "目的地改成{destination}",
                          "现在去{destination}", "走，去{destination}"])
 _more("cancel_navigation", "en", ["cancel [the|my] navigation [please|now|]", "I don't need navigation anymore",
@@ -600,7 +602,8 @@ _more("cancel_navigation", "en", ["cancel [the|my] navigation [please|now|]", "I
 _more("cancel_navigation", "zh", ["导航[别|不要]开了", "把导航[取消|停掉|退出]", "不要导航了", "停掉导航",
                                   "导航可以关了", "取消[当前|这个]导航", "行程取消", "不用带路了", "路线不要了",
                                   "导航关掉吧", "别导了", "结束这次导航"])
-_more("stop", "en", ["stop [what you're doing|right away|this instant]", "freeze [freeze|]", "don't [go|move] any further",
+_more("stop", "en", ["stop [what you're doing|right away|this instant]", "freeze [freeze|]",
+                     "don't [go|move] any further",
                      "halt [the robot|all motion]", "stop stop stop [now|]", "cut it out, stop", "emergency, stop",
                      "stop moving [now|right now|]", "no no no stop", "hold on stop", "stay where you are",
                      "quit moving"])
@@ -616,7 +619,8 @@ _more("set_temperature", "zh", ["温度[给我|]调到{temperature}度", "把空
                                 "{zone}要{temperature}度", "车里调到{temperature}度", "温度来到{temperature}度",
                                 "空调设成{temperature}度", "{zone}的温度{temperature}度", "降到{temperature}度",
                                 "升到{temperature}度"])
-_more("climate", "en", [({"state": "on"}, "[turn on|start] the cooling"), ({"state": "off"}, "[turn off|stop] the cooling"),
+_more("climate", "en", [({"state": "on"}, "[turn on|start] the cooling"),
+                        ({"state": "off"}, "[turn off|stop] the cooling"),
                         "[please|] switch the AC {state}", "air conditioner {state}",
                         ({"state": "on"}, "get the AC going"), ({"state": "off"}, "shut the AC off"),
                         ({"state": "on"}, "cool it down in here"), ({"state": "off"}, "the AC can go off now")])
@@ -676,11 +680,14 @@ _more("seat_heating", "zh", ["[帮我|]{state}一下座椅加热", "座椅加热
                             ({"state": "on"}, "座位太凉，加热一下")])
 _more("robot_move", "en", ["[please|] move {direction} {distance} meters", "take {distance} meters {direction}",
                            "go {distance} meters {direction}", "move {direction} [slowly|carefully] [please|]",
-                           "roll {direction} {distance} meters", ({"direction": "forward"}, "go ahead {distance} meters"),
+                           "roll {direction} {distance} meters",
+                           ({"direction": "forward"}, "go ahead {distance} meters"),
                            ({"direction": "backward"}, "reverse {distance} meters"), "turn {direction}",
                            "inch {direction}", "scoot {direction} a little"])
-_more("robot_move", "zh", ["[请|]向{direction}移动{distance}米", "往{direction}[开|移]{distance}米", "{direction}移{distance}米",
-                           "朝{direction}挪一下", "[慢慢|稍微]往{direction}走", ({"direction": "forward"}, "往前开[{distance}米|]"),
+_more("robot_move", "zh", ["[请|]向{direction}移动{distance}米", "往{direction}[开|移]{distance}米",
+                           "{direction}移{distance}米",
+                           "朝{direction}挪一下", "[慢慢|稍微]往{direction}走",
+                           ({"direction": "forward"}, "往前开[{distance}米|]"),
                            ({"direction": "backward"}, "倒退[{distance}米|]"), "往{direction}转", "{direction}边走一点",
                            "你向{direction}挪{distance}米"])
 _more("robot_go_to", "en", ["[please|] go to {location} and wait", "go to {location} [and wait for me|now|]",
@@ -700,7 +707,8 @@ _more("robot_place", "en", ["[please|] put {object} [on|in|at] {location}", "pla
                             "put it down [on|in|at] {location}", "leave it [on|in|at] {location}",
                             "take {object} over to {location}", "drop {object} off [at|in] {location}",
                             "set it [on|in] {location}", "carry it to {location}"])
-_more("robot_place", "zh", ["[帮我|]把{object}放[到|在]{location}", "把它放[到|在]{location}", "{object}放在{location}吧",
+_more("robot_place", "zh", ["[帮我|]把{object}放[到|在]{location}", "把它放[到|在]{location}",
+                            "{object}放在{location}吧",
                             "把{object}拿到{location}去", "把{object}送去{location}", "放[在|到]{location}就行",
                             "把东西放到{location}", "{object}搬到{location}"])
 NONE["smalltalk"]["en"] += ["I called my [mom|dad|friend] [yesterday|this morning]", "I [love|hate] this [song|music]",
