@@ -141,6 +141,7 @@ class Assistant:
         elif calibration:
             self.decoder.cost = CostModel.load(calibration)
         self._lock = threading.Lock()  # one KV cache: one generation at a time
+        self._pending = None  # (context, generation, text, session) of a turn answered with save_later
 
     def prompt_tokens(self, text: str, history: list[tuple[str, str]] = ()) -> int:
         """Return the number of prompt tokens a request would use (for deferral decisions)."""
@@ -151,6 +152,7 @@ class Assistant:
         """Return the context window a request would get (plan.defer: it fits none, defer it to the cloud)."""
         expected = min(max_new_tokens, self.cache.config.expected_reply)
         with self._lock:
+            self._save_pending()
             return build_context(self.cache, self.tokenizer, check_text(text), list(history), session_id,
                                  expected).plan
 
@@ -161,14 +163,19 @@ class Assistant:
     def respond(self, text: str, *, history: list[tuple[str, str]] = (), session_id: str = "",
                 strategy: str | None = None, max_new_tokens: int = 64,
                 on_text: Callable[[str], None] | None = None, deadline: float | None = None,
-                cancel: Callable[[], bool] | None = None) -> Reply:
-        """Decode the reply to one transcript; partial output is returned on deadline or cancel."""
+                cancel: Callable[[], bool] | None = None, save_later: bool = False) -> Reply:
+        """Decode the reply to one transcript; partial output is returned on deadline or cancel.
+
+        save_later: return before filing this turn's K/V in the cache (~1 ms of int8 quantization); it is filed
+        by `save_pending()` (the node calls it after publishing the answer) or at the start of the next call.
+        """
         t0 = time.perf_counter()
         text = check_text(text)
         tok = self.tokenizer
         expected = min(max_new_tokens, self.cache.config.expected_reply)
         on_tokens = self._streamer(on_text) if on_text else None
         with self._lock:
+            self._save_pending()
             ctx = build_context(self.cache, tok, text, list(history), session_id, expected)
             if ctx.plan.defer:
                 raise ContextTooLong(f"the new turn ({len(ctx.user_ids) + 2} tokens) and a {expected}-token reply "
@@ -180,7 +187,10 @@ class Assistant:
                                         on_tokens=on_tokens, deadline=deadline, cancel=cancel)
             if gen.finish_reason == "end":
                 self.decoder.datastore.add([tok.assistant] + gen.tokens)
-            self._remember(ctx, gen, text, session_id)
+            if save_later:
+                self._pending = (ctx, gen, text, session_id)
+            else:
+                self._remember(ctx, gen, text, session_id)
         body = gen.tokens[:-1] if gen.tokens and gen.tokens[-1] == tok.end else gen.tokens
         raw = tok.decode(body)
         parsed = parse_output(raw)
@@ -191,6 +201,16 @@ class Assistant:
                      forwards=gen.stats.forwards, latency_ms=(time.perf_counter() - t0) * 1e3,
                      ttft_ms=gen.stats.ttft_ms, finish_reason=gen.finish_reason,
                      strategy=gen.stats.strategy, raw=raw, stats=gen.stats, token_ids=gen.tokens)
+
+    def save_pending(self) -> None:
+        """File the K/V of the last turn answered with save_later=True (nothing if there is none)."""
+        with self._lock:
+            self._save_pending()
+
+    def _save_pending(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._remember(*pending)
 
     def _remember(self, ctx, gen, text: str, session_id: str) -> None:
         """File this turn's K/V in the cache; a finished turn also becomes its session's history."""

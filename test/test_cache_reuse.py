@@ -123,6 +123,29 @@ def test_session_reuse_gives_the_recomputed_tokens(random_model, sessions):
     assert bots["recompute"].cache_stats()["reused_tokens"] == 0
 
 
+def test_saving_after_the_answer_changes_nothing_but_when(random_model, sessions):
+    """save_later (the node files a turn's K/V after publishing) gives the same tokens and the same reuse."""
+    now, later = assistant(random_model), assistant(random_model)
+    histories = [[] for _ in sessions]
+    for turn in range(max(map(len, sessions))):
+        for s, session in enumerate(sessions):
+            if turn >= len(session):
+                continue
+            a = now.respond(session[turn], history=histories[s], session_id=f"s{s}", max_new_tokens=16)
+            b = later.respond(session[turn], history=histories[s], session_id=f"s{s}", max_new_tokens=16,
+                              save_later=True)
+            assert a.token_ids == b.token_ids
+            assert later.cache.session(f"s{s}") is None or turn > 0  # not filed yet on a first turn
+            if s % 2:
+                later.save_pending()  # as the node does; otherwise the next respond files it first
+            histories[s].append((session[turn], a.raw))
+    later.save_pending()
+    a_stats, b_stats = now.cache_stats(), later.cache_stats()
+    for key in ("reused_tokens", "prompt_tokens", "sessions_count", "warm_used_bytes"):
+        assert a_stats[key] == b_stats[key], key
+    assert b_stats["reused_tokens"] > 0
+
+
 def test_prefix_reuse_without_sessions_gives_the_recomputed_tokens(random_model, sessions):
     modes = {"recompute": {"reuse": False}, "fp32": {"warm_format": "fp32"}}
     out, rows, bots = replay(random_model, sessions[:2], modes, with_session=False, fp32=True)

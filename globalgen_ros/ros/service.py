@@ -147,13 +147,19 @@ class Service:
             req = Request(job.text, job.language, self.sessions.history(job.session_id), job.session_id,
                           strategy=self.p["strategy"], max_new_tokens=self.p["max_new_tokens"])
             result = self.watchdog.edge(req, on_text=lambda text: self._stream(job, text),
-                                        cancel=lambda: self._superseded(job))
+                                        cancel=lambda: self._superseded(job), save_later=True)
             if isinstance(result, Deferral):
                 self._defer(job, req, result)
             else:
                 self._finish(job, result, req)
         except Exception as exc:  # noqa: BLE001 - one bad request must not take the node down
             self._fail(job, exc)
+        finally:  # the answer is out: now file the turn's K/V for the session's next utterance
+            try:
+                if self.assistant is not None:
+                    self.assistant.save_pending()
+            except Exception as exc:  # noqa: BLE001
+                self.log.error(f"saving the K/V of {job.utterance_id} failed: {exc.__class__.__name__}: {exc}")
 
     def _defer(self, job: Job, req: Request, deferral: Deferral) -> None:
         """Run the cloud request on the pool (or inline when the cloud is off) and finish the job."""

@@ -80,8 +80,10 @@ class Watchdog:
         return self.defer(req, result) if isinstance(result, Deferral) else result
 
     def edge(self, req: Request, on_text: Callable[[str], None] | None = None,
-             cancel: Callable[[], bool] | None = None) -> Outcome | Deferral:
-        """Run the edge model under the rules; return its outcome or a Deferral saying why not."""
+             cancel: Callable[[], bool] | None = None, save_later: bool = False) -> Outcome | Deferral:
+        """Run the edge model under the rules; return its outcome or a Deferral saying why not.
+
+        save_later: the caller files the turn's K/V itself after answering (`assistant.save_pending()`)."""
         cfg = self.config
         history = [(turn.user, turn.raw) for turn in req.history if turn.raw]
         if len(req.text) > cfg.max_edge_chars:
@@ -93,7 +95,8 @@ class Watchdog:
         try:
             reply = self.assistant.respond(req.text, history=history, session_id=req.session_id,
                                            strategy=req.strategy, max_new_tokens=req.max_new_tokens,
-                                           on_text=on_text, deadline=start + cfg.deadline_ms / 1000.0, cancel=cancel)
+                                           on_text=on_text, deadline=start + cfg.deadline_ms / 1000.0, cancel=cancel,
+                                           save_later=save_later)
         except ContextTooLong as exc:  # the edge window cannot hold it: the cloud's job, never a truncation
             return Deferral(f"long context: {exc}")
         if reply.finish_reason == "cancelled":
