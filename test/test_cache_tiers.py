@@ -105,10 +105,12 @@ request = st.tuples(st.integers(0, 3), tokens, st.lists(st.tuples(tokens, st.int
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(warm_bytes=st.integers(0, 12_000), block=st.sampled_from([1, 2, 4, 8]), fmt=st.sampled_from(["fp32", "int8"]),
-       max_sessions=st.integers(1, 3), requests=st.lists(request, min_size=1, max_size=25))
-def test_budget_holds_and_reuse_is_exact(warm_bytes, block, fmt, max_sessions, requests):
+       tail=st.sampled_from(["fp32", "int8"]), max_sessions=st.integers(1, 3),
+       requests=st.lists(request, min_size=1, max_size=25))
+def test_budget_holds_and_reuse_is_exact(warm_bytes, block, fmt, tail, max_sessions, requests):
     cache = TieredKVCache(ROW, CacheConfig(windows=(16, 48), warm_bytes=warm_bytes, block_size=block,
-                                           warm_format=fmt, max_sessions=max_sessions), model_id="test")
+                                           warm_format=fmt, tail_format=tail, max_sessions=max_sessions),
+                          model_id="test")
     check_budgets(cache)
     history: dict[str, list[int]] = {}
     for sid, user, steps, other_used_hot in requests:

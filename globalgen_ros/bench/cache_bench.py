@@ -25,7 +25,8 @@ from globalgen_ros.cache.blocks import common_prefix
 from globalgen_ros.cache.tiered import CacheConfig
 
 SPEED = {"reuse": {}, "recompute": {"reuse": False}}
-AGREEMENT = {"recompute": {"reuse": False}, "fp32": {"warm_format": "fp32"}, "int8": {"warm_format": "int8"}}
+AGREEMENT = {"recompute": {"reuse": False}, "fp32": {"warm_format": "fp32", "tail_format": "fp32"},
+             "int8": {"warm_format": "int8"}, "int8_all": {"warm_format": "int8", "tail_format": "int8"}}
 
 
 def held_out_sessions(n: int, seed: int = 0) -> list[list[str]]:

@@ -34,6 +34,7 @@ class CacheConfig:
     windows: tuple[int, ...] = (64, 128, 256, 512)  # context window sizes; the hot buffer holds the largest
     warm_bytes: int = 16 << 20  # RAM budget of the warm tier
     warm_format: str = "int8"  # 'int8' (KIVI-style) or 'fp32' (exact)
+    tail_format: str = "fp32"  # the partial last block (the most recent tokens of a saved prompt): KIVI's residual
     block_size: int = 16  # tokens per block (prefix-hash granularity and int8 K-scale group)
     cold_dir: str = ""  # directory of the on-disk tier; '' = off
     cold_bytes: int = 64 << 20  # disk budget of the cold tier
@@ -58,8 +59,9 @@ class CacheConfig:
         """Raise ValueError naming the first invalid parameter."""
         if not self.windows or any(int(w) < 8 for w in self.windows):
             raise ValueError(f"cache windows must be sizes >= 8 tokens, got {self.windows!r}")
-        if self.warm_format not in FORMATS:
-            raise ValueError(f"cache warm_format must be one of {FORMATS}, got {self.warm_format!r}")
+        for name in ("warm_format", "tail_format"):
+            if getattr(self, name) not in FORMATS:
+                raise ValueError(f"cache {name} must be one of {FORMATS}, got {getattr(self, name)!r}")
         for name in ("warm_bytes", "cold_bytes", "expected_reply", "recent_turns"):
             if getattr(self, name) < 0:
                 raise ValueError(f"cache {name} must be >= 0, got {getattr(self, name)}")
@@ -138,14 +140,14 @@ class TieredKVCache(HotKVCache):
     def _note_peak(self) -> None:
         self.peak_bytes = max(self.peak_bytes, self.total_bytes())
 
-    def _block_nbytes(self, n: int) -> int:
-        return 4 * n + encoded_nbytes(n, *self._dims, self.config.warm_format, self.config.block_size)
+    def _block_nbytes(self, n: int, fmt: str) -> int:
+        return 4 * n + encoded_nbytes(n, *self._dims, fmt, self.config.block_size)
 
-    def _put_block(self, key: bytes, ids: np.ndarray, rows: np.ndarray) -> bool:
+    def _put_block(self, key: bytes, ids: np.ndarray, rows: np.ndarray, fmt: str) -> bool:
         def make() -> Block:  # allocated only once the tier has made room for it
-            return Block(ids.astype(np.int32), encode(rows, self.config.warm_format, self.config.block_size))
+            return Block(ids.astype(np.int32), encode(rows, fmt, self.config.block_size))
 
-        ok = self.warm.put(key, make, self._block_nbytes(len(ids)))
+        ok = self.warm.put(key, make, self._block_nbytes(len(ids), fmt))
         self._note_peak()
         return ok
 
@@ -250,15 +252,16 @@ class TieredKVCache(HotKVCache):
         tail_key = None
         if n > c * bs:  # the partial last block goes in first, so it is evicted before its chain
             tail_key = self._tail_key(keys[c - 1] if c else self.seed, ids[c * bs:n])
-            if tail_key not in self.warm:
-                self._put_block(tail_key, ids[c * bs:n], self.buf[c * bs:n])
+            if tail_key not in self.warm:  # the most recent tokens: their error would weigh most on the next turn
+                self._put_block(tail_key, ids[c * bs:n], self.buf[c * bs:n], self.config.tail_format)
         if old_tail not in (None, tail_key):
             self.warm.pop(old_tail)  # superseded by this turn
         for i in range(c - 1, -1, -1):  # last block first: the chain's first block ends most recently used
             if keys[i] in self.warm:
                 self.warm.touch(keys[i])
             else:
-                self._put_block(keys[i], ids[i * bs:(i + 1) * bs], self.buf[i * bs:(i + 1) * bs])
+                self._put_block(keys[i], ids[i * bs:(i + 1) * bs], self.buf[i * bs:(i + 1) * bs],
+                                self.config.warm_format)
         return tail_key
 
     def plan(self, turn_lengths: list[int], new_turn: int, turn_values=None,

@@ -118,6 +118,9 @@ SPECS = [
          (0, 1 << 40), read_only=True),
     Spec("cache.warm_format", "int8", "warm tier storage: int8 (KIVI-style, ~3.5x smaller) or fp32 (exact)",
          read_only=True, check=_one_of("int8", "fp32")),
+    Spec("cache.tail_format", "fp32", "storage of each saved prompt's partial last block, its most recent tokens "
+         "(fp32: KIVI's full-precision residual; int8: like the rest)", read_only=True,
+         check=_one_of("int8", "fp32")),
     Spec("cache.block_size", 16, "tokens per cache block (prefix-hash granularity and int8 K-scale group)", (4, 256),
          read_only=True),
     Spec("cache.cold_dir", "", "directory of the on-disk tier that survives a restart (checksummed); empty = off",
