@@ -6,7 +6,8 @@ tier), turn by turn with the same text history, by assistants on the same model:
 - speed, with the default strategy (`parallel`): `reuse` (the default cache: int8 warm tier, session and prefix
   reuse) against `recompute` (reuse off: every prompt prefilled from scratch), interleaved, order rotating;
 - agreement, with `ar` (one token per forward, so the batch layout of each forward is the same in every mode and
-  only the K/V differs): `fp32` warm tier against `recompute` (must be identical) and `int8` against `fp32`.
+  only the K/V differs): `fp32` warm tier against `recompute` (must be identical), `int8` (the default: int8
+  blocks, each prompt's most recent tokens fp32) and `int8_all` (those int8 too) against `fp32`.
 Then 10,000 simulated sessions (cache_memory.py) check peak bytes against the budget and that process memory
 stays flat. Prints a table; the last line is one JSON object.
 """
@@ -129,6 +130,7 @@ def run(args) -> int:
     simulate_s = time.perf_counter() - t0
 
     warm, warm_same = agreement(agree["fp32"]["tokens"], agree["int8"]["tokens"])
+    warm_all, warm_all_same = agreement(agree["fp32"]["tokens"], agree["int8_all"]["tokens"])
     exact, exact_same = agreement(agree["recompute"]["tokens"], agree["fp32"]["tokens"])
     summary = {
         "followup_speedup": round(median(speed["recompute"]["latency"]) / median(speed["reuse"]["latency"]), 3),
@@ -142,6 +144,7 @@ def run(args) -> int:
         "followup_forwards": {m: round(statistics.mean(speed[m]["forwards"]), 2) for m in SPEED},
         "followup_reply_tokens": round(statistics.mean(map(len, speed["reuse"]["tokens"])), 1),
         "warm_agreement": round(warm, 4), "warm_identical_replies": round(warm_same, 4),
+        "warm_agreement_int8_tail": round(warm_all, 4), "warm_identical_replies_int8_tail": round(warm_all_same, 4),
         "fp32_reuse_agreement": round(exact, 4), "fp32_reuse_identical": round(exact_same, 4),
         "followup_turns": len(speed["reuse"]["latency"]), "sessions": len(sessions) - 2,
         "reuse_ratio": round(stats["reuse_ratio"], 4),
@@ -180,7 +183,8 @@ def print_table(r: dict) -> None:
           f"{r['followup_ttft_speedup']:.2f}x first token, {r['followup_first_text_speedup']:.2f}x first reply text "
           f"(intent known)")
     print(f"ar, int8 vs fp32 warm tier: {r['warm_agreement']:.2%} of tokens agree (up to the first difference), "
-          f"{r['warm_identical_replies']:.2%} of replies identical")
+          f"{r['warm_identical_replies']:.2%} of replies identical (recent tokens fp32, cache.tail_format); with the "
+          f"recent tokens int8 too: {r['warm_agreement_int8_tail']:.2%} / {r['warm_identical_replies_int8_tail']:.2%}")
     print(f"ar, fp32 warm tier vs recompute: {r['fp32_reuse_agreement']:.2%} of tokens, "
           f"{r['fp32_reuse_identical']:.2%} of replies identical")
     print(f"reuse ratio {r['reuse_ratio']:.2%}, hit rates hot {r['hit_rate']['hot']:.2%} "
