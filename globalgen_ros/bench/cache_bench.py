@@ -90,10 +90,14 @@ def replay(assistants: dict, sessions: list[list[str]], max_new: int, concurrent
 
 
 def timed_respond(bot, text: str, history: list, session_id: str, max_new: int):
-    """Return the reply and the ms until its first spoken text was streamed (the header, so the intent, is done)."""
+    """Return the reply and the ms until its first spoken text was streamed (the header, so the intent, is done).
+
+    The reply's latency ends when it is decoded; filing its K/V follows, as in the node (only the reuse mode
+    files anything: with reuse off nothing is stored)."""
     t0, first = time.perf_counter(), []
-    reply = bot.respond(text, history=history, session_id=session_id, max_new_tokens=max_new,
+    reply = bot.respond(text, history=history, session_id=session_id, max_new_tokens=max_new, save_later=True,
                         on_text=lambda _: first or first.append((time.perf_counter() - t0) * 1e3))
+    bot.save_pending()  # as the node does: the turn's K/V is filed after the answer is out
     return reply, first[0] if first else reply.latency_ms
 
 
