@@ -215,6 +215,27 @@ def test_diagnostics_report_latency_counts_and_queue(node):
     assert {"queue_depth", "queue_max", "cloud_circuit", "count_rejected", "count_error", "stop_p50_ms"} <= set(values)
 
 
+def _fresh_diag(client) -> dict[str, str]:
+    n = len(client.diagnostics)
+    client.spin_until(lambda: len(client.diagnostics) > n, 10.0, "/diagnostics")
+    return _diag(client)
+
+
+def test_a_long_session_keeps_reusing_its_cached_kv(node):
+    """Past session.max_turns (2) the history restarts instead of sliding, so follow-ups still extend the session's
+    cached K/V; a history slid by one turn per utterance reused ~3 of ~90 prompt tokens."""
+    turns = ["你好", "导航到虹桥火车站", "打开空调", "下一首", "给妈妈打电话", "打开座椅加热", "谢谢你", "播放周杰伦的歌"]
+    for text in turns[:3]:
+        assert answer(node, text, session_id="s-reuse")[0].status == Response.STATUS_OK
+    before = _fresh_diag(node.client)
+    for text in turns[3:]:
+        assert answer(node, text, session_id="s-reuse")[0].status == Response.STATUS_OK
+    after = _fresh_diag(node.client)
+    reused = int(after["cache_reused_tokens"]) - int(before["cache_reused_tokens"])
+    prompt = int(after["cache_prompt_tokens"]) - int(before["cache_prompt_tokens"])
+    assert prompt > 100 and reused / prompt > 0.5, (reused, prompt)
+
+
 @pytest.mark.parametrize("text, reason", [
     ("", "empty transcript"),
     ("   \n\t ", "empty transcript"),
