@@ -224,7 +224,8 @@ def _fresh_diag(client) -> dict[str, str]:
 def test_a_long_session_keeps_reusing_its_cached_kv(node):
     """Past session.max_turns (2) the history restarts instead of sliding, so follow-ups still extend the session's
     cached K/V; a history slid by one turn per utterance reused ~3 of ~90 prompt tokens."""
-    turns = ["你好", "导航到虹桥火车站", "打开空调", "下一首", "给妈妈打电话", "打开座椅加热", "谢谢你", "播放周杰伦的歌"]
+    turns = ["你好", "导航到虹桥火车站", "打开空调", "下一首", "给妈妈打电话", "打开座椅加热", "谢谢你",
+             "播放周杰伦的歌"]
     for text in turns[:3]:
         assert answer(node, text, session_id="s-reuse")[0].status == Response.STATUS_OK
     before = _fresh_diag(node.client)

@@ -17,14 +17,15 @@ REFLEX = StopReflex(DEFAULT_STOP_PHRASES)
 
 @pytest.mark.parametrize("text", ["stop", "Stop!", "STOP STOP STOP", "stop, stop!", "please stop now", "freeze",
                                   "Emergency stop!", "halt right now", "停", "停！", "停停停", "停车", "快停车",
-                                  "请马上停车！", "紧急停车", "别动", "停下吧", " 停 车 "])
+                                  "请马上停车！", "紧急停车", "别动", "停下吧", " 停 车 ", "Hit the brakes!",
+                                  "don't move.", "立即停车啊", "停止一切动作", "快刹车", "stop the robot now"])
 def test_stop_phrases_fire(text):
     assert REFLEX.matches(text)
 
 
 @pytest.mark.parametrize("text", ["导航到停车场", "stop the music", "don't stop", "stop the navigation please",
                                   "bus stop", "别停", "停止导航", "帮我找个停车位", "", "   ", "!!!", "stopping",
-                                  "stop " * 30])
+                                  "stop " * 30, "don't move the box", "brake lights on", "刹车灯", "stop the song"])
 def test_commands_containing_stop_words_go_to_the_model(text):
     assert not REFLEX.matches(text)
 

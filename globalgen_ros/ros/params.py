@@ -15,7 +15,10 @@ from globalgen_ros.watchdog.cloud import parse_base_url
 
 STRATEGIES = ("ar", "parallel", "confident")
 DEFAULT_STOP_PHRASES = ["stop", "stop now", "stop stop", "emergency stop", "freeze", "halt", "abort",
-                        "停", "停下", "停车", "快停", "停止", "别动", "紧急停车", "急停"]
+                        "stop moving", "stop the robot", "stop the car", "stop everything", "stop right there",
+                        "don't move", "do not move", "stand still", "hit the brakes", "brake",
+                        "停", "停下", "停车", "快停", "停止", "别动", "紧急停车", "急停",
+                        "停下来", "停住", "刹车", "不要动", "站住", "停止运动", "停止一切动作", "全部停止", "紧急制动"]
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 

@@ -21,16 +21,20 @@ def normalize(text: str) -> str:
     return "".join(ch for ch in text.casefold() if unicodedata.category(ch)[0] not in "PSZC")
 
 
-def _strip_fillers(s: str, fillers: tuple[str, ...]) -> str:
-    changed = True
+def _strip_fillers(s: str, fillers: tuple[str, ...]) -> list[str]:
+    """Return s and what it becomes as fillers are stripped from its ends, one at a time (a phrase may end in a
+    filler word itself: "stop the robot")."""
+    out, changed = [s], True
     while changed and s:
         changed = False
         for filler in fillers:
             if s.startswith(filler) and len(s) > len(filler):
                 s, changed = s[len(filler):], True
+                out.append(s)
             if s.endswith(filler) and len(s) > len(filler):
                 s, changed = s[:-len(filler)], True
-    return s
+                out.append(s)
+    return out
 
 
 class StopReflex:
@@ -52,12 +56,10 @@ class StopReflex:
         """Return True if the whole utterance is a stop phrase (possibly repeated, with fillers around it)."""
         if len(text) > MAX_REFLEX_CHARS:
             return False
-        s = _strip_fillers(normalize(text), self._fillers)
-        if not s:
-            return False
-        for phrase in self._phrases:
-            if len(s) % len(phrase) == 0 and s == phrase * (len(s) // len(phrase)):
-                return True
+        for s in _strip_fillers(normalize(text), self._fillers):
+            for phrase in self._phrases if s else ():
+                if len(s) % len(phrase) == 0 and s == phrase * (len(s) // len(phrase)):
+                    return True
         return False
 
     def first_fire(self, utterance_id: str) -> bool:
