@@ -23,16 +23,14 @@ from globalgen_ros.corpus.build import build as build_corpus
 from globalgen_ros.model.llama import LlamaConfig, LlamaWithHeads
 from globalgen_ros.model.tokenizer import corpus_texts, train_tokenizer
 from globalgen_ros.model.train_args import TrainConfig, add_arguments, config_from_args
-from globalgen_ros.runtime.format import SPECIAL_TOKENS, turn_tokens
+from globalgen_ros.runtime.format import N_SPECIAL, turn_tokens
 from globalgen_ros.runtime.tokenizer import Tokenizer
 from globalgen_ros.schema import load_schema
 
-N_SPECIAL = len(SPECIAL_TOKENS)  # ids 0..N_SPECIAL-1
-
 
 def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int,
-                  header_weight: float = 1.0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Return (ids, target weights) per dialogue: 0 on the prompt, header_weight on the header (through
+                  header_weight: float = 1.0) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Return (ids, target weights, roles) per dialogue; weights: 0 on the prompt, header_weight on the header (through
     <|reply|>), 1 on the reply and <|end|>. A compressed cache beside the corpus file is reused."""
     cache = path.with_suffix(".encoded.npz")
     tok_sha = hashlib.sha256(tok.hf.to_str().encode()).hexdigest()  # a retrained tokenizer invalidates the cache
@@ -62,23 +60,17 @@ def encode_corpus(tok: Tokenizer, schema, path: Path, max_len: int,
 
 def _split(ids: np.ndarray, roles: np.ndarray, offsets: np.ndarray,
            header_weight: float) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Cut the concatenated (ids, roles: 0 prompt / 1 header / 2 reply) back into weighted dialogues.
-
-    The third array marks the user words that augmentation may delete: prompt tokens that are not special
-    tokens and do not occur in any header of the dialogue (so slot values, which headers copy, stay whole)."""
+    """Cut the concatenated (ids, roles: 0 prompt / 1 header / 2 reply) back into (ids, weights, roles) dialogues."""
     weights = np.array([0.0, header_weight, 1.0], np.float32)[roles]
     ids = ids.astype(np.int64)
-    out = []
-    for a, b in zip(offsets[:-1], offsets[1:], strict=True):
-        d_ids, d_roles = ids[a:b], roles[a:b]
-        droppable = (d_roles == 0) & (d_ids >= N_SPECIAL) & ~np.isin(d_ids, d_ids[d_roles == 1])
-        out.append((d_ids, weights[a:b], droppable))
-    return out
+    return [(ids[a:b], weights[a:b], roles[a:b]) for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
 
 
-def delete_words(ids: np.ndarray, weights: np.ndarray, droppable: np.ndarray, rng: random.Random,
+def delete_words(ids: np.ndarray, weights: np.ndarray, roles: np.ndarray, rng: random.Random,
                  max_words: int) -> tuple[np.ndarray, np.ndarray]:
-    """Delete 1..max_words droppable user tokens (never a slot value or a special token)."""
+    """Delete 1..max_words user tokens: never a special token or a token that occurs in a header of the
+    dialogue (so slot values, which headers copy, stay whole)."""
+    droppable = (roles == 0) & (ids >= N_SPECIAL) & ~np.isin(ids, ids[roles == 1])
     where = np.flatnonzero(droppable)
     if len(where) < 4:  # short commands keep every word: one of three is often the key word
         return ids, weights
