@@ -1,4 +1,4 @@
-"""`globalgen eval` and `globalgen ask` on the shipped model; bad input files give a clear error."""
+"""`globalgen eval`, `ask` and `bench` on the shipped model; bad input files give a clear error."""
 
 import json
 
@@ -36,3 +36,17 @@ def test_ask_json(capsys):
 def test_ask_empty_text_is_a_clear_error(capsys):
     assert main(["ask", "   ", "--strategy", "ar", "--model-dir", str(DEFAULT_MODEL)]) == 2
     assert "empty" in capsys.readouterr().err
+
+
+def test_decode_bench_json_line_and_ceiling(capsys):
+    argv = ["bench", "-n", "4", "--warmup", "1", "--no-transformers", "--calibration", "measure", "--json",
+            "--model-dir", str(DEFAULT_MODEL)]
+    assert main(argv) == 0
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert line["n"] == 4 and line["identical"] is True
+    for key in ("speedup_parallel", "tpf_parallel", "speedup_confident", "tpf_confident", "intent_accuracy_confident"):
+        assert line[key] > 0
+    ceiling = line["ceiling"]
+    assert set(ceiling) == {"parallel", "oracle", "oracle_deep", "oracle_1fwd"}
+    assert ceiling["oracle_1fwd"]["forwards"] == 1  # perfect drafts, a tree that holds the whole answer
+    assert ceiling["oracle"]["forwards"] <= ceiling["parallel"]["forwards"]

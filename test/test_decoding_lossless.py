@@ -14,6 +14,7 @@ import pytest
 from globalgen_ros.assistant import Assistant
 from globalgen_ros.bench.decode_bench import load_cases
 from globalgen_ros.decoding.calibration import AcceptanceStats
+from globalgen_ros.decoding.drafters import OracleDrafter
 from globalgen_ros.decoding.tree import Chain, step_mask
 from globalgen_ros.runtime.constraints import HeaderConstraint
 from globalgen_ros.runtime.format import prompt_tokens
@@ -103,20 +104,6 @@ class GarbageDrafter:
     def propose(self, ctx):
         return [Chain(self.rng.integers(9, self.vocab, ctx.max_depth).tolist(), [0.99] * ctx.max_depth,
                       ["garbage"] * ctx.max_depth) for _ in range(3)]
-
-
-class OracleDrafter:
-    """Proposes the known ar continuation: every draft is right."""
-
-    source = "oracle"
-
-    def __init__(self, prompt: list[int], answer: list[int]):
-        self.prompt, self.answer = prompt, answer
-
-    def propose(self, ctx):
-        done = len(ctx.tokens) - len(self.prompt)
-        rest = self.answer[done: done + ctx.max_depth]
-        return [Chain(rest, [0.99] * len(rest), ["oracle"] * len(rest))] if rest else []
 
 
 @pytest.mark.parametrize("text", ["导航到西单大悦城", "turn the volume up", "今天天气怎么样", "pick the red box"])

@@ -22,6 +22,11 @@ from globalgen_ros.decoding.calibration import cpu_name
 
 OURS = ("ar", "parallel", "confident")
 PEERS = ("hf_greedy", "hf_lookup")
+# The engine's ceiling: `parallel` whose only draft is the `ar` answer (every draft right), at the default tree
+# limits, with unlimited trees after the prompt's forward (what a drafter that needs the model's first token
+# could reach), and with the whole answer drafted into the prompt's forward as well (one forward in all).
+CEILINGS = {"oracle": {}, "oracle_deep": {"max_depth": 64, "max_draft": 64},
+            "oracle_1fwd": {"max_depth": 64, "max_draft": 64, "prefill_draft": 64}}
 
 
 @dataclass
@@ -31,6 +36,7 @@ class Sample:
     tokens: list[int]
     forwards: int
     intent: str
+    engine_ms: float = 0.0  # time inside Decoder.generate
     stage_ms: dict[str, float] = field(default_factory=dict)
     hist: dict[int, int] = field(default_factory=dict)
 
@@ -109,8 +115,31 @@ class TransformersPeer:
 
 def run_ours(assistant, case: dict, strategy: str, max_new: int) -> Sample:
     r = assistant.respond(case["text"], strategy=strategy, max_new_tokens=max_new)
-    return Sample(r.latency_ms, r.ttft_ms, r.token_ids, r.forwards, r.intent, dict(r.stats.stage_ms),
-                  dict(r.stats.accepted_hist))
+    return Sample(r.latency_ms, r.ttft_ms, r.token_ids, r.forwards, r.intent, r.stats.total_ms,
+                  dict(r.stats.stage_ms), dict(r.stats.accepted_hist))
+
+
+def run_oracle(assistant, case: dict, answer: list[int], max_new: int, options: dict) -> Sample:
+    """Decode with `parallel` whose only draft is `answer`; own acceptance statistics, options restored."""
+    from dataclasses import replace
+
+    from globalgen_ros.decoding.calibration import AcceptanceStats
+    from globalgen_ros.decoding.drafters import OracleDrafter
+    from globalgen_ros.runtime.constraints import HeaderConstraint
+    from globalgen_ros.runtime.format import prompt_tokens
+
+    dec, tok = assistant.decoder, assistant.tokenizer
+    ids, user = prompt_tokens(tok, case["text"])
+    saved = dec.options, dec.acceptance, dec.overhead_ms
+    dec.options, dec.acceptance = replace(dec.options, **options), AcceptanceStats()
+    try:
+        gen = dec.generate(ids, constraint=HeaderConstraint(assistant.schema, tok, user, assistant.schema_tries),
+                           strategy="parallel", max_new_tokens=max_new, drafters=[OracleDrafter(ids, answer)])
+    finally:
+        dec.options, dec.acceptance, dec.overhead_ms = saved
+    if gen.tokens != answer:
+        raise AssertionError(f"parallel with perfect drafts differs from ar on {case['text']!r}")
+    return Sample(gen.stats.total_ms, gen.stats.ttft_ms, gen.tokens, gen.stats.forwards, "", gen.stats.total_ms)
 
 
 def run_peer(peer: TransformersPeer, assistant, case: dict, lookup: int | None, max_new: int) -> Sample:
@@ -168,6 +197,22 @@ def print_tables(summary: dict, cases: list[dict], results: dict, out=sys.stdout
         st, n = summary[name]["stage_ms"], len(cases)
         print(f"{name:<12}" + "".join(f"{st.get(k, 0.0):>9.2f}" for k in stages)
               + f"{summary[name]['forwards'] / n:>10.1f}", file=out)
+
+
+def ceiling_summary(results: dict[str, list[Sample]], ceiling: dict[str, list[Sample]]) -> dict:
+    """Return engine-time medians, speed-ups over `ar` and forwards of `parallel` and its perfect-draft ceilings."""
+    ar = statistics.median(s.engine_ms for s in results["ar"])
+    rows = {"parallel": results["parallel"], **ceiling}
+    return {name: {"engine_ms": round(statistics.median(s.engine_ms for s in xs), 3),
+                   "speedup": round(ar / statistics.median(s.engine_ms for s in xs), 3),
+                   "forwards": round(statistics.mean(s.forwards for s in xs), 2)} for name, xs in rows.items()}
+
+
+def print_ceiling(rows: dict, out=sys.stdout) -> None:
+    print("\nceiling: `parallel` with perfect drafts (the ar answer), engine time only (Decoder.generate)", file=out)
+    print(f"{'drafts':<12}{'median ms':>10}{'speed-up':>9}{'forwards':>10}", file=out)
+    for name, r in rows.items():
+        print(f"{name:<12}{r['engine_ms']:>10.2f}{r['speedup']:>8.2f}x{r['forwards']:>10.2f}", file=out)
 
 
 def plot(summary: dict, path: str) -> None:
@@ -244,10 +289,14 @@ def run(args) -> int:
             runners[name](case)
     cases = cases[warmup:]
     results: dict[str, list[Sample]] = {name: [] for name in names}
+    ceiling: dict[str, list[Sample]] = {}
     for i, case in enumerate(cases):
         order = names[i % len(names):] + names[: i % len(names)]  # rotate who runs first
         for name in order:
             results[name].append(runners[name](case))
+        for name, options in CEILINGS.items():
+            ceiling.setdefault(name, []).append(run_oracle(assistant, case, results["ar"][-1].tokens, max_new,
+                                                           options))
     summary = {name: summarise(results[name]) for name in names}
     identical = same_as(results["parallel"], results["ar"])
     acc = {name: intent_accuracy(results[name], cases) for name in names}
@@ -272,10 +321,12 @@ def run(args) -> int:
         "ttft_ms": {k: round(v["ttft_ms"], 3) for k, v in summary.items()},
         "tpf": {k: round(v["tpf"], 3) for k, v in summary.items()},
         "acceptance": assistant.decoder.acceptance.summary(),
+        "ceiling": ceiling_summary(results, ceiling),
     }
     if not args.json:
         print(f"decode bench: {len(cases)} prompts, {cpu_name()}, {args.threads} threads, max {max_new} new tokens")
         print_tables(summary, cases, results)
+        print_ceiling(line["ceiling"])
     if args.plot:
         plot(summary, args.plot)
         if not args.json:

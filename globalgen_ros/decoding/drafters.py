@@ -193,3 +193,17 @@ class CopyDrafter:
             if cont:
                 chains.append(Chain(cont, raw, tags))
         return chains
+
+
+class OracleDrafter:
+    """Proposes a known answer (the `ar` output): every draft is right. Measures the engine's ceiling; tests."""
+
+    source = "oracle"
+
+    def __init__(self, prompt: list[int], answer: list[int]):
+        self.prompt, self.answer = prompt, answer
+
+    def propose(self, ctx: DraftContext) -> list[Chain]:
+        done = len(ctx.tokens) - len(self.prompt) + len(ctx.extra)
+        rest = self.answer[done: done + ctx.max_depth]
+        return [Chain(rest, [0.99] * len(rest), ["oracle"] * len(rest))] if rest else []
