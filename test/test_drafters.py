@@ -115,6 +115,23 @@ def test_reply_templates_take_values_out_and_put_new_ones_in(tmp_path):
     assert drafter.propose(ctx) == []  # the reply so far left every template
 
 
+def test_template_drafter_follows_the_reply_said_so_far_beyond_the_top_candidates():
+    VALUE, SLOT, REPLY, INTENT, USER = 5, 4, 6, 3, 1
+    tpl = ReplyTemplates(VALUE, (SLOT, REPLY, END))
+    header = [INTENT, 20]  # e.g. `none`: one header, many replies
+    for reply, n in (([30, 31, END], 50), ([32, 33, END], 40), ([34, END], 30), ([30, 35, 36, END], 5)):
+        for _ in range(n):
+            tpl.add("en", header, reply)
+    drafter = TemplateDrafter(tpl, REPLY, USER, 2, np.zeros(100, bool), top=3)
+    prompt = [0, USER, 80, 2]
+    at_reply = drafter.propose(DraftContext(tokens=prompt + header + [REPLY], n_prompt=len(prompt), max_depth=8))
+    assert [c.tokens for c in at_reply] == [[30, 31, END], [32, 33, END], [34, END]]  # the header's top 3
+    # After 30 only two replies agree, the rarest one included; their shares are renormalised between them.
+    said = drafter.propose(DraftContext(tokens=prompt + header + [REPLY, 30], n_prompt=len(prompt), max_depth=8))
+    assert [c.tokens for c in said] == [[31, END], [35, 36, END]]
+    assert said[0].raw[0] == pytest.approx(50 / 55) and said[1].raw[0] == pytest.approx(5 / 55)
+
+
 def test_copy_drafter_copies_values_from_likely_starts_to_likely_ends():
     user, assistant, value, reply = 1, 2, 5, 6
     prior = {40: 0.9, 41: 0.3}  # e.g. "to" and "the": a value likely starts after them

@@ -75,8 +75,9 @@ class ReplyTemplates:
         key += header[last:]
         self.table.setdefault(tuple(key), Counter())[tuple(reply)] += 1
 
-    def candidates(self, lang: str, header: Sequence[int], top: int = 3) -> list[tuple[list[int], float]]:
-        """Return up to `top` (reply tokens with this header's values filled in, share) for a header."""
+    def candidates(self, lang: str, header: Sequence[int], top: int | None = 3) -> list[tuple[list[int], float]]:
+        """Return up to `top` (all if None) (reply tokens with this header's values filled in, share), likeliest
+        first."""
         spans = split_header(header, self.value_id, self.stops)
         values = [list(header[a:b]) for a, b in spans]
         found: Counter = Counter()
@@ -114,8 +115,8 @@ class TemplateDrafter:
     source = "tpl"
 
     def __init__(self, templates: ReplyTemplates, reply_id: int, user_id: int, assistant_id: int,
-                 cjk: np.ndarray):
-        self.templates, self.reply_id = templates, reply_id
+                 cjk: np.ndarray, top: int = 3):
+        self.templates, self.reply_id, self.top = templates, reply_id, top
         self.user_id, self.assistant_id = user_id, assistant_id
         self.cjk = cjk  # (V,) bool: the token spells a CJK character (the reply language follows the user's)
         self._key: tuple | None = None
@@ -138,12 +139,16 @@ class TemplateDrafter:
         key = (id(ctx.tokens), ctx.n_prompt, tuple(header))
         if key != self._key:  # look a header up once per request and header
             self._key = key
-            self._cands = self.templates.candidates(self.language(ctx.tokens, ctx.n_prompt), header)
+            self._cands = self.templates.candidates(self.language(ctx.tokens, ctx.n_prompt), header, top=None)
+        # The replies that agree with what was said so far; their shares renormalised among themselves (after
+        # "抱" the rarer "抱歉，我暂时还不能查看时间。" is still a candidate though not among a header's top 3).
+        match = [(reply, share) for reply, share in self._cands
+                 if len(reply) > len(said) and reply[: len(said)] == said]
+        total = sum(share for _, share in match)
         chains = []
-        for reply, share in self._cands:
-            if reply[: len(said)] == said and len(reply) > len(said):
-                rest = (lead + reply[len(said):])[: ctx.max_depth]
-                raw = ([0.5] if lead else []) + [share] + [0.97] * (len(rest) - len(lead) - 1)
-                tags = (["tpl<"] if lead else []) + ["tpl"] + ["tpl+"] * (len(rest) - len(lead) - 1)
-                chains.append(Chain(rest, raw[: len(rest)], tags[: len(rest)]))
+        for reply, share in match[: self.top]:
+            rest = (lead + reply[len(said):])[: ctx.max_depth]
+            raw = ([0.5] if lead else []) + [share / total] + [0.97] * (len(rest) - len(lead) - 1)
+            tags = (["tpl<"] if lead else []) + ["tpl"] + ["tpl+"] * (len(rest) - len(lead) - 1)
+            chains.append(Chain(rest, raw[: len(rest)], tags[: len(rest)]))
         return chains
