@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from model_fixtures import *  # noqa: F403 (fixtures)
 
@@ -33,6 +33,7 @@ def decode_header(cons: HeaderConstraint, tok, rng: np.random.Generator, peaked:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), text_index=st.integers(0, len(USER_TEXTS) - 1),
        extra=st.text(max_size=20), peaked=st.booleans())
+@example(seed=10285, text_index=1, extra="\x85", peaked=False)  # U+0085 (whitespace, 2 byte tokens) as a value
 def test_random_logits_stay_inside_the_schema(schema, small_tokenizer, seed, text_index, extra, peaked):
     tok = small_tokenizer
     text = USER_TEXTS[text_index] + extra

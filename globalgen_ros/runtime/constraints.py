@@ -75,13 +75,22 @@ class HeaderConstraint:
         self.intent_trie, self.slot_tries, self.enum_tries = tries.intent, tries.slots, tries.enums
         # a copied span starts at a visible token on a character boundary and ends on a character boundary
         mid = [tokenizer.starts_mid_character(t) for t in self.user] + [False]
-        self.copy_starts = tuple(p for p, t in enumerate(self.user) if not mid[p] and tokenizer.token_text(t).strip())
         self.char_end = tuple(not mid[p + 1] for p in range(len(self.user)))
+        self.copy_starts = tuple(p for p in range(len(self.user)) if not mid[p] and self._visible(p, tokenizer))
         if not self.copy_starts:  # nothing to copy: an intent that requires a text slot could never be finished
             needs_text = [any(s.type == "text" and not s.optional for s in i.slots) for i in schema.intents]
             self.intent_trie = Trie({seq: k for seq, k in tries.intent.words.items() if not needs_text[k]})
         self._cache: dict[State, np.ndarray] = {}
         self._sets: dict[State, frozenset[int]] = {}
+
+    def _visible(self, p: int, tokenizer) -> bool:
+        """Does the character(s) starting at user token p show something (a value may not be only whitespace)?"""
+        if self.char_end[p]:  # the token holds whole characters
+            return bool(tokenizer.token_text(self.user[p]).strip())
+        q = p
+        while not self.char_end[q]:  # a character split over tokens (e.g. U+0085, whitespace, as 2 bytes)
+            q += 1
+        return bool(tokenizer.decode(self.user[p:q + 1]).strip())
 
     def start(self) -> State:
         return State()
