@@ -54,6 +54,15 @@ def test_unreadable_onnx_is_reported_by_name(model_copy):
         OnnxModel(str(model_copy))
 
 
+def test_a_decoder_of_another_interface_is_named_with_the_fix(model_copy):
+    shutil.copyfile(model_copy / "heads.int8.onnx", model_copy / "model.int8.onnx")  # valid ONNX, other inputs
+    manifest = json.loads((model_copy / "manifest.json").read_text())
+    manifest["files"].pop("model.int8.onnx")
+    (model_copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelArtifactError, match=r"model\.int8\.onnx has the inputs \['hidden'\].*re-export"):
+        OnnxModel(str(model_copy))
+
+
 def test_model_dir_resolution_order(monkeypatch, tmp_path):
     monkeypatch.setenv(ENV_MODEL_DIR, str(tmp_path))
     assert default_model_dir() == tmp_path

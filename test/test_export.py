@@ -31,22 +31,24 @@ def test_onnx_matches_torch(exported):
 def test_onnx_interface_names_and_dynamic_axes(exported):
     import onnxruntime as ort
 
-    from globalgen_ros.model.export import example_inputs
+    from globalgen_ros.model.export import example_inputs, onnx_feeds
 
     model, out, _ = exported
     sess = ort.InferenceSession(str(out / "model.int8.onnx"), providers=["CPUExecutionProvider"])
-    assert [i.name for i in sess.get_inputs()] == ["input_ids", "position_ids", "attention_mask", "past_kv"]
+    assert [i.name for i in sess.get_inputs()] == ["input_ids", "position_ids", "attention_mask", "logit_rows",
+                                                    "past_k_0", "past_v_0", "past_k_1", "past_v_1"]
     assert [o.name for o in sess.get_outputs()] == ["logits", "hidden", "new_kv"]
     heads = ort.InferenceSession(str(out / "heads.int8.onnx"), providers=["CPUExecutionProvider"])
     cfg = model.config
     for past, new in [(0, 1), (0, 7), (9, 1), (9, 6)]:
-        feeds = dict(zip(["input_ids", "position_ids", "attention_mask", "past_kv"],
-                         (t.numpy() for t in example_inputs(cfg, past, new)), strict=True))
-        logits, hidden, new_kv = sess.run(None, feeds)
+        logits, hidden, new_kv = sess.run(None, onnx_feeds(example_inputs(cfg, past, new)))
         assert logits.shape == (1, new, cfg.vocab_size) and hidden.shape == (1, new, cfg.hidden_size)
         assert new_kv.shape == (new, cfg.num_hidden_layers, 2, cfg.num_attention_heads, cfg.head_dim)
         (head_logits,) = heads.run(None, {"hidden": hidden[0]})
         assert head_logits.shape == (new, cfg.num_extra_heads, cfg.vocab_size)
+        rows = np.arange(new - 1, new, dtype=np.int64)  # the last row only: what a prompt needs
+        (last,) = sess.run(["logits"], onnx_feeds(example_inputs(cfg, past, new), rows))
+        assert last.shape == (1, 1, cfg.vocab_size)
 
 
 def test_int8_is_quantized_untied_and_row_independent(exported):

@@ -28,7 +28,7 @@ class KVCache(Protocol):
         """Start a request: keep or load the K/V of a prefix of `prompt` (never all of it); return its length."""
 
     def past(self) -> np.ndarray:
-        """Return the committed K/V rows (P, L, 2, H, D), C-contiguous (fed to the model as `past_kv`)."""
+        """Return the committed K/V rows (P, L, 2, H, D) (fed to the model as `past_kv`)."""
 
     def commit(self, new_kv: np.ndarray, rows: Sequence[int] | slice | None = None) -> None:
         """Append `new_kv[rows]` (all rows if None) after the committed tokens, in the given order."""
@@ -40,11 +40,21 @@ class KVCache(Protocol):
         """Return the bytes held by committed tokens."""
 
 
+def layer_major_rows(n: int, row_shape: tuple[int, int, int, int], dtype=np.float32) -> np.ndarray:
+    """Return zeroed KV rows (n, L, 2, H, D), a view of (L, 2, n, H, D) storage.
+
+    Rows are what the cache stores and restores; the model reads each layer's K or V, rows[:P, i, j], and in this
+    layout that is one contiguous (P, H, D) block, which ONNX Runtime reads in place (no copy per forward).
+    """
+    L, two, H, D = row_shape
+    return np.zeros((L, two, n, H, D), dtype).transpose(2, 0, 1, 3, 4)
+
+
 class HotKVCache:
-    """One preallocated (max_len, L, 2, H, D) float32 buffer; `buf[:P]` holds the committed tokens."""
+    """One preallocated buffer of max_len KV rows (a layer-major view); `buf[:P]` holds the committed tokens."""
 
     def __init__(self, max_len: int, row_shape: tuple[int, ...], dtype=np.float32):
-        self.buf = np.zeros((max_len, *row_shape), dtype)
+        self.buf = layer_major_rows(max_len, row_shape, dtype)
         self._len = 0
         self.row_bytes = int(np.prod(row_shape)) * self.buf.itemsize
 
@@ -61,7 +71,7 @@ class HotKVCache:
         return 0
 
     def past(self) -> np.ndarray:
-        return self.buf[: self._len]  # a leading slice of a C-contiguous buffer is C-contiguous: no copy
+        return self.buf[: self._len]  # a view: each layer's K or V in it is contiguous (layer_major_rows)
 
     def commit(self, new_kv: np.ndarray, rows: Sequence[int] | slice | None = None) -> None:
         src = new_kv if rows is None else new_kv[rows]  # (a, L, 2, H, D)

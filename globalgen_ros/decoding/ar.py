@@ -27,7 +27,7 @@ def decode_pending(dec: Decoder, run: Run) -> int:
     else:
         positions = np.arange(past, past + m, dtype=np.int64)[None]
         mask = step_mask(past, m, np.zeros(0, np.int64))
-    logits, _, new_kv = dec.forward(run, ids, positions, mask)
+    logits, _, new_kv = dec.forward(run, ids, positions, mask, logits_from=m - 1)  # (1, 1, V): the last row
     dec.cache.commit(new_kv)
     allowed = run.constraint.allowed(run.state)
     token = greedy(logits[0, -1], allowed)

@@ -292,10 +292,10 @@ class Decoder:
         run.stats.total_ms = (time.perf_counter() - run.t0) * 1e3
         return Generation(tokens=run.output, finish_reason=run.finish or "max_tokens", stats=run.stats)
 
-    def forward(self, run: Run, ids: np.ndarray, positions: np.ndarray, mask: np.ndarray):
-        """Run one decoder forward over `ids` (1, n) against the cache; count it."""
+    def forward(self, run: Run, ids: np.ndarray, positions: np.ndarray, mask: np.ndarray, logits_from: int = 0):
+        """Run one decoder forward over `ids` (1, n) against the cache, logits of rows logits_from..; count it."""
         t = time.perf_counter()
-        out = self.model.forward(ids, positions, mask, self.cache.past())
+        out = self.model.forward(ids, positions, mask, self.cache.past(), logits_from)
         dt = (time.perf_counter() - t) * 1e3
         stage = "prefill" if run.stats.forwards == 0 else "forward"
         run.stats.stage_ms[stage] += dt

@@ -208,23 +208,25 @@ def verify_tree(dec: Decoder, run: Run, tree: DraftTree, logits: np.ndarray, n_p
                 confident_tau: float | None = None) -> tuple[list[int], int]:
     """Walk the tree from its root along the constrained greedy tokens; accept them and the bonus token.
 
-    logits: (1, m + t, V). Returns the accepted node indices and the logits row of the last accepted token
-    (whose hidden state feeds the heads). With `confident_tau`, a child whose verified probability reaches
-    it is accepted even when it is not the greedy token (lossy).
+    logits: (1, 1 + t, V), rows m - 1 .. m + t - 1 of the forward (the last pending token and the tree).
+    Returns the accepted node indices and the forward row of the last accepted token (whose hidden state feeds
+    the heads). With `confident_tau`, a child whose verified probability reaches it is accepted even when it is
+    not the greedy token (lossy).
     """
     con, stats = run.constraint, dec.acceptance
     node, row, accepted = -1, n_pending - 1, []
     while True:
         allowed = con.allowed(run.state)
-        g = greedy(logits[0, row], allowed)
-        record_first_decision(run, logits[0, row], allowed, g)
+        lg = logits[0, row - n_pending + 1]  # (V,)
+        g = greedy(lg, allowed)
+        record_first_decision(run, lg, allowed, g)
         kids = tree.children[node + 1]
         child = kids.get(g)
         for k in kids.values():  # every child of an accepted node was tested: learn acceptance rates
             for key in tree.keys[k]:
                 stats.record(key, k == child)
         if child is None and confident_tau is not None and kids and (allowed is None or dec.options.lossy_header):
-            child = confident_child(logits[0, row], allowed, kids, confident_tau)
+            child = confident_child(lg, allowed, kids, confident_tau)
         if child is None:
             break
         accept(run, int(tree.tokens[child]), dec.end_id, tree.states[child], known_state=True)
@@ -274,7 +276,7 @@ def generate_parallel(dec: Decoder, run: Run, drafters: list[Drafter], confident
         mask = step_mask(past, m, tree.parents)
         t_fwd = time.perf_counter()
         stats.stage_ms["draft"] += (t_fwd - t_step) * 1e3 - (stats.stage_ms["heads"] - heads_ms)
-        logits, hidden, new_kv = dec.forward(run, ids, positions, mask)
+        logits, hidden, new_kv = dec.forward(run, ids, positions, mask, logits_from=m - 1)  # (1, 1 + t, V)
         t_ver = time.perf_counter()
         tau = schedule.verify_tau(step) if schedule is not None else None
         accepted, row = verify_tree(dec, run, tree, logits, m, tau)

@@ -74,6 +74,11 @@ def load_model(model_dir: str | Path, dtype: torch.dtype = torch.float32) -> Lla
     return model.eval()
 
 
+def past_names(n_layers: int) -> list[str]:
+    """Return the decoder's past K/V input names: past_k_0, past_v_0, past_k_1, ..."""
+    return [f"past_{kv}_{i}" for i in range(n_layers) for kv in "kv"]
+
+
 def example_inputs(cfg: LlamaConfig, past: int, new: int) -> tuple[torch.Tensor, ...]:
     """Return (input_ids, position_ids, attention_mask, past_kv) for `new` tokens after `past` cached ones."""
     ids = torch.randint(0, cfg.vocab_size, (1, new))
@@ -84,14 +89,39 @@ def example_inputs(cfg: LlamaConfig, past: int, new: int) -> tuple[torch.Tensor,
     return ids, pos, mask, kv
 
 
+def onnx_feeds(inputs: tuple[torch.Tensor, ...], logit_rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Return the decoder's ONNX feeds for example_inputs(...) (past_kv rows split per layer into K and V;
+    logits of every row unless logit_rows says which)."""
+    ids, pos, mask, kv = (t.numpy() for t in inputs)
+    past = [np.ascontiguousarray(kv[:, i, j]) for i in range(kv.shape[1]) for j in range(2)]
+    rows = np.arange(ids.shape[1], dtype=np.int64) if logit_rows is None else logit_rows
+    return {"input_ids": ids, "position_ids": pos, "attention_mask": mask, "logit_rows": rows,
+            **dict(zip(past_names(kv.shape[1]), past, strict=True))}
+
+
+class DecoderModule(torch.nn.Module):
+    """`LlamaWithHeads.decode` with its past K/V as separate positional inputs (one ONNX input each)."""
+
+    def __init__(self, model: LlamaWithHeads):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, position_ids, attention_mask, logit_rows, *past):
+        return self.model.decode(input_ids, position_ids, attention_mask, past, logit_rows)
+
+
 def export_decoder(model: LlamaWithHeads, path: Path) -> None:
-    """Export LlamaWithHeads.forward with dynamic k, P and P + k."""
+    """Export LlamaWithHeads.decode with dynamic k, P, P + k and number of logit rows."""
     k, p = torch.export.Dim("k", min=1, max=4096), torch.export.Dim("P", min=0, max=8192)
+    r = torch.export.Dim("r", min=1, max=4096)
+    names = past_names(model.config.num_hidden_layers)
+    ids, pos, mask, kv = example_inputs(model.config, 3, 2)
+    past = [kv[:, i, j].contiguous() for i in range(kv.shape[1]) for j in range(2)]
     shapes = {"input_ids": {1: k}, "position_ids": {1: k}, "attention_mask": {2: k, 3: torch.export.Dim.AUTO},
-              "past_kv": {0: p}}
-    torch.onnx.export(model, example_inputs(model.config, 3, 2), str(path), dynamo=True, opset_version=OPSET,
-                      external_data=False, dynamic_shapes=shapes, verbose=False,
-                      input_names=["input_ids", "position_ids", "attention_mask", "past_kv"],
+              "logit_rows": {0: r}, "past": tuple({0: p} for _ in names)}
+    torch.onnx.export(DecoderModule(model).eval(), (ids, pos, mask, torch.tensor([1]), *past), str(path),
+                      dynamo=True, opset_version=OPSET, external_data=False, dynamic_shapes=shapes, verbose=False,
+                      input_names=["input_ids", "position_ids", "attention_mask", "logit_rows", *names],
                       output_names=["logits", "hidden", "new_kv"])
 
 
@@ -140,14 +170,16 @@ def check_onnx(model: LlamaWithHeads, decoder_path: Path, heads_path: Path, seed
         with torch.no_grad():
             ref = model(*inputs)
             ref_heads = model.head_logits(ref[1][0])
-        names = ["input_ids", "position_ids", "attention_mask", "past_kv"]
-        got = dec.run(None, {n: t.numpy() for n, t in zip(names, inputs, strict=True)})
+        got = dec.run(None, onnx_feeds(inputs))
         got_heads = heads.run(None, {"hidden": ref[1][0].numpy()})[0]
         for name, r, g in zip(["logits", "hidden", "new_kv"], ref, got, strict=True):
             assert g.shape == tuple(r.shape), f"{name}: ORT shape {g.shape} != torch {tuple(r.shape)}"
             diffs[f"{name}@P={past},k={new}"] = float(np.abs(g - r.numpy()).max())
         assert got_heads.shape == tuple(ref_heads.shape)
         diffs[f"head_logits@n={new}"] = float(np.abs(got_heads - ref_heads.numpy()).max())
+        last = dec.run(["logits"], onnx_feeds(inputs, np.array([new - 1], np.int64)))[0]  # the last row only
+        assert last.shape == (1, 1, model.config.vocab_size)
+        diffs[f"logits[last]@P={past},k={new}"] = float(np.abs(last[0, 0] - ref[0][0, -1].numpy()).max())
     return diffs
 
 

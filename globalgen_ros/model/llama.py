@@ -1,13 +1,15 @@
 """A small LLaMA-style decoder (RMSNorm, RoPE, SwiGLU) with multi-token prediction heads.
 
 Parameter names follow Hugging Face `LlamaForCausalLM`, so `model.safetensors` + `config.json` load there.
-Two forwards: `forward_train` (whole sequences, causal) and `forward` (the ONNX interface of
-docs/architecture.md: k new tokens against a past KV cache, explicit additive mask and positions).
+Forwards: `forward_train` (whole sequences, causal) and `decode` (the ONNX interface of docs/architecture.md: k new
+tokens against a past KV cache given per layer, explicit additive mask and positions; `forward` takes the cache
+as rows (P, L, 2, H, D) instead).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import torch
@@ -51,7 +53,9 @@ class RMSNorm(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         var = x.pow(2).mean(-1, keepdim=True)
-        return self.weight * (x * torch.rsqrt(var + self.eps))
+        # x / sqrt(.) rather than x * rsqrt(.): the same value, in the form ONNX Runtime fuses into one
+        # SimplifiedLayerNormalization node (fewer nodes per forward: docs/decoding.md).
+        return self.weight * (x / torch.sqrt(var + self.eps))
 
 
 def rope_cos_sin(position_ids: torch.Tensor, head_dim: int, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -169,27 +173,42 @@ class LlamaWithHeads(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, position_ids: torch.Tensor, attention_mask: torch.Tensor,
                 past_kv: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Decode k new tokens against a cache given as rows past_kv (P, L, 2, H, D); see `decode`."""
+        L = self.config.num_hidden_layers
+        return self.decode(input_ids, position_ids, attention_mask,
+                           [past_kv[:, i, j] for i in range(L) for j in range(2)])
+
+    def decode(self, input_ids: torch.Tensor, position_ids: torch.Tensor, attention_mask: torch.Tensor,
+               past: Sequence[torch.Tensor], logit_rows: torch.Tensor | None = None
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Decode k new tokens against a cache (the ONNX interface).
 
-        input_ids, position_ids: (1, k); attention_mask: (1, 1, k, P + k) additive; past_kv: (P, L, 2, H, D).
-        Returns logits (1, k, V), hidden (1, k, d), new_kv (k, L, 2, H, D).
+        input_ids, position_ids: (1, k); attention_mask: (1, 1, k, P + k) additive; past: 2L tensors (P, H, D),
+        layer i's K then V (one contiguous block each in the hot buffer: the ONNX graph reads them in place);
+        logit_rows: (r,) the rows whose logits are wanted (None: all; a prompt needs only its last: the output
+        layer is a quarter of a token's compute). Returns logits (1, r, V), hidden (1, k, d), new_kv
+        (k, L, 2, H, D).
         """
         cos, sin = rope_cos_sin(position_ids, self.config.head_dim, self.config.rope_theta)
         scale = 1.0 / math.sqrt(self.config.head_dim)
         x = self.model.embed_tokens(input_ids)  # (1, k, d)
+        n_past = past[0].shape[0]
         new_kv = []
         for i, layer in enumerate(self.model.layers):
             q, k, v = layer.self_attn.qkv(layer.input_layernorm(x), cos, sin)  # (1, H, k, D)
-            past_k = past_kv[:, i, 0].permute(1, 0, 2)[None]  # (1, H, P, D)
-            past_v = past_kv[:, i, 1].permute(1, 0, 2)[None]
-            keys = torch.cat([past_k, k], dim=2)  # (1, H, P + k, D)
-            values = torch.cat([past_v, v], dim=2)
-            att = torch.softmax((q @ keys.transpose(-1, -2)) * scale + attention_mask, dim=-1)
-            x = x + layer.self_attn.out(att @ values)
+            past_k = past[2 * i].permute(1, 2, 0)[None]  # (1, H, D, P)
+            past_v = past[2 * i + 1].permute(1, 0, 2)[None]  # (1, H, P, D)
+            # Past and new keys scored apart and the values mixed apart: past K/V are never concatenated with
+            # the new ones (a copy of the whole cache per layer and forward).
+            scores = torch.cat([q @ past_k, q @ k.transpose(-1, -2)], dim=-1) * scale + attention_mask
+            att = torch.softmax(scores, dim=-1)  # (1, H, k, P + k)
+            y = att[..., :n_past] @ past_v + att[..., n_past:] @ v  # (1, H, k, D)
+            x = x + layer.self_attn.out(y)
             x = x + layer.mlp(layer.post_attention_layernorm(x))
             new_kv.append(torch.stack([k[0].transpose(0, 1), v[0].transpose(0, 1)], dim=1))  # (k, 2, H, D)
         h = self.model.norm(x)
-        return self.lm_head(h), h, torch.stack(new_kv, dim=1)  # new_kv: (k, L, 2, H, D)
+        wanted = h if logit_rows is None else h.index_select(1, logit_rows)  # (1, r, d)
+        return self.lm_head(wanted), h, torch.stack(new_kv, dim=1)  # new_kv: (k, L, 2, H, D)
 
     def num_params(self, include_heads: bool = True) -> int:
         n = sum(p.numel() for p in self.parameters())

@@ -74,17 +74,33 @@ class OnnxModel:
                               if self.dims.n_extra_heads else None)
         # Per-tensor activation quantization makes a token's logits depend on the other tokens of its forward.
         self.row_independent = b"DynamicQuantizeLinear" not in artifacts.path(decoder_file).read_bytes()
+        L = self.dims.n_layers
+        self.past_names = [(f"past_{kv}_{i}", i, j) for i in range(L) for j, kv in enumerate("kv")]
+        inputs = {i.name for i in self.decoder.get_inputs()}
+        if not {"logit_rows", *(name for name, _, _ in self.past_names)} <= inputs:
+            raise ModelArtifactError(
+                f"{artifacts.path(decoder_file)} has the inputs {sorted(inputs)}, not logit_rows and the per-layer "
+                f"past_k_i / past_v_i of this version: re-export it (`globalgen export --checkpoint ... --out ...`)")
         self._empty_kv = np.zeros((0, *self.dims.kv_row_shape), np.float32)
+        self._rows = np.arange(self.dims.max_len + 64, dtype=np.int64)  # logit_rows are slices of this
 
     def forward(self, input_ids: np.ndarray, position_ids: np.ndarray, mask: np.ndarray,
-                past_kv: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Run k new tokens; return logits (1, k, V), hidden (1, k, d), new_kv (k, L, 2, H, D).
+                past_kv: np.ndarray | None, logits_from: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run k new tokens; return logits (1, k - logits_from, V), hidden (1, k, d), new_kv (k, L, 2, H, D).
 
-        input_ids, position_ids: (1, k) int64; mask: (1, 1, k, P + k) float32 additive; past_kv: (P, L, 2, H, D)
-        float32 and C-contiguous (ORT reads it in place; no copy is made here).
+        input_ids, position_ids: (1, k) int64; mask: (1, 1, k, P + k) float32 additive; past_kv: rows
+        (P, L, 2, H, D) float32. Each layer's K and V, past_kv[:, i, j], is fed as its own input; when it is one
+        contiguous block (the hot buffer's layer-major layout, cache/kv.py) ORT reads it in place, otherwise it
+        is copied here first. Logits are computed for rows logits_from.. only (a prompt needs its last row).
         """
-        feeds = {"input_ids": input_ids, "position_ids": position_ids, "attention_mask": mask,
-                 "past_kv": self._empty_kv if past_kv is None else past_kv}
+        past = self._empty_kv if past_kv is None else past_kv
+        k = input_ids.shape[1]
+        if not 0 <= logits_from < k:
+            raise ValueError(f"logits_from={logits_from} is not a row of a {k}-token forward")
+        rows = self._rows[logits_from:k] if k <= len(self._rows) else np.arange(logits_from, k, dtype=np.int64)
+        feeds = {"input_ids": input_ids, "position_ids": position_ids, "attention_mask": mask, "logit_rows": rows}
+        for name, i, j in self.past_names:
+            feeds[name] = np.ascontiguousarray(past[:, i, j])
         logits, hidden, new_kv = self.decoder.run(None, feeds)
         return logits, hidden, new_kv
 
