@@ -47,6 +47,29 @@ def test_ar_feeds_schema_forced_runs_in_one_forward(assistant):
     assert r.forwards == r.tokens - forced  # one forward per free choice, forced runs ride along
 
 
+def test_cache_layout_and_logit_rows_do_not_change_the_numbers(assistant):
+    """The hot buffer's layer-major rows (read in place) and plain row-major rows (copied per layer) give the same
+    outputs, and logits asked for the last rows only equal those rows of a full forward."""
+    from globalgen_ros.cache.kv import layer_major_rows
+    from globalgen_ros.decoding.tree import step_mask
+
+    model = assistant.model
+    rng = np.random.default_rng(3)
+    rows = (rng.standard_normal((30, *model.dims.kv_row_shape)) * 0.3).astype(np.float32)
+    in_place = layer_major_rows(30, model.dims.kv_row_shape)
+    in_place[...] = rows
+    ids = rng.integers(9, model.dims.vocab_size, (1, 6)).astype(np.int64)
+    pos, mask = np.arange(30, 36)[None], step_mask(30, 6, np.zeros(0, np.int64))
+    full = model.forward(ids, pos, mask, rows)
+    fast = model.forward(ids, pos, mask, in_place)
+    for a, b in zip(full, fast, strict=True):
+        assert np.array_equal(a, b)
+    tail = model.forward(ids, pos, mask, in_place, logits_from=4)
+    assert tail[0].shape == (1, 2, model.dims.vocab_size) and np.array_equal(tail[0][0], full[0][0, 4:])
+    with pytest.raises(ValueError, match="logits_from"):
+        model.forward(ids, pos, mask, in_place, logits_from=6)
+
+
 def test_golden_tokens_through_torch_fp32(assistant, golden):
     import torch
 
