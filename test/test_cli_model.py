@@ -50,3 +50,14 @@ def test_decode_bench_json_line_and_ceiling(capsys):
     assert set(ceiling) == {"parallel", "oracle", "oracle_deep", "oracle_1fwd"}
     assert ceiling["oracle_1fwd"]["forwards"] == 1  # perfect drafts, a tree that holds the whole answer
     assert ceiling["oracle"]["forwards"] <= ceiling["parallel"]["forwards"]
+
+
+def test_cache_bench_json_line(capsys):
+    argv = ["bench", "--suite", "cache", "-n", "20", "--sessions", "300", "--json", "--model-dir", str(DEFAULT_MODEL)]
+    assert main(argv) == 0
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    for key in ("followup_speedup", "peak_bytes", "budget_bytes", "warm_agreement"):
+        assert key in line
+    assert line["sessions"] == 4 and line["simulated_sessions"] == 300
+    assert line["fp32_reuse_identical"] == 1.0  # reusing fp32 K/V gives exactly the recomputed replies
+    assert line["peak_bytes"] <= line["budget_bytes"] and line["reuse_ratio"] > 0.5

@@ -130,7 +130,7 @@ def run(args) -> int:
     del agree_bots
     replay_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    memory = simulate(dims.kv_row_shape, CacheConfig(), sessions=getattr(args, "sessions", 10_000))
+    memory = simulate(dims.kv_row_shape, CacheConfig(), sessions=max(1, getattr(args, "sessions", 10_000)))
     simulate_s = time.perf_counter() - t0
 
     warm, warm_same = agreement(agree["fp32"]["tokens"], agree["int8"]["tokens"])

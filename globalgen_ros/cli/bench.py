@@ -30,6 +30,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--lookup", type=int, default=10, help="prompt_lookup_num_tokens of the transformers peer")
     p.add_argument("--no-transformers", action="store_true", help="skip the PyTorch transformers peers")
     p.add_argument("--profile", metavar="FILE", help="profile `parallel` with pyinstrument (.html or text)")
+    p.add_argument("--sessions", type=int, default=10_000,
+                   help="cache suite: simulated sessions of the memory check (default 10000)")
     p.set_defaults(func=run)
     return p
 
