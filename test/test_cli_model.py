@@ -1,4 +1,4 @@
-"""`globalgen eval`, `ask` and `bench` on the shipped model; bad input files give a clear error."""
+"""`globalgen eval`, `ask` and `bench` (decode, cache, node suites) on the shipped model; bad input files give a clear error."""
 
 import json
 
@@ -61,3 +61,14 @@ def test_cache_bench_json_line(capsys):
     assert line["sessions"] == 4 and line["simulated_sessions"] == 300
     assert line["fp32_reuse_identical"] == 1.0  # reusing fp32 K/V gives exactly the recomputed replies
     assert line["peak_bytes"] <= line["budget_bytes"] and line["reuse_ratio"] > 0.5
+
+
+def test_node_bench_json_line(capsys):
+    """The node benchmark starts globalgen_node, answers every prompt under each strategy, times the stop reflex."""
+    argv = ["bench", "--suite", "node", "-n", "4", "--warmup", "1", "--json", "--model-dir", str(DEFAULT_MODEL)]
+    assert main(argv) == 0
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(line["strategies"]) == {"ar", "parallel", "confident"}
+    for name, s in line["strategies"].items():
+        assert s["n"] == 4 and s["ok"] == 4, (name, s)  # every prompt answered OK by the edge model
+    assert 0 < line["p50_ms"] <= line["p95_ms"] and line["stop_ms"] > 0
