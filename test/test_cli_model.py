@@ -1,4 +1,4 @@
-"""`globalgen eval`, `ask` and `bench` (decode, cache, node suites) on the shipped model; bad input files give a clear error."""
+"""`globalgen eval`, `ask` and `bench` (decode, cache, node) on the shipped model; bad input gives a clear error."""
 
 import json
 
