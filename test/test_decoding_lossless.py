@@ -17,7 +17,7 @@ from globalgen_ros.decoding.calibration import AcceptanceStats
 from globalgen_ros.decoding.drafters import OracleDrafter
 from globalgen_ros.decoding.tree import Chain, step_mask
 from globalgen_ros.runtime.constraints import HeaderConstraint
-from globalgen_ros.runtime.format import prompt_tokens
+from globalgen_ros.runtime.format import header_tokens, prompt_tokens
 
 TIE = 0.05  # logits closer than this are within int8 + kernel rounding noise
 
@@ -138,3 +138,33 @@ def test_confident_stays_valid_and_reports_unverified(assistant):
         r = assistant.respond(text, strategy="confident")
         assert r.intent in assistant.schema
         assert r.stats.unverified >= 0 and r.forwards <= assistant.respond(text, strategy="ar").forwards
+
+
+def test_confident_does_not_draft_for_nothing_before_a_header_choice(assistant):
+    """A header choice is always verified, so `confident` asks no drafter for unverified tokens there."""
+    from globalgen_ros.decoding.confident import ThresholdSchedule, extend_confident
+    from globalgen_ros.decoding.engine import GenerationStats, Run
+
+    class Counting:
+        source = "count"
+
+        def __init__(self):
+            self.calls = 0
+
+        def propose(self, ctx):
+            self.calls += 1
+            return [Chain([20, 21], [0.99, 0.99], ["count", "count"])]
+
+    dec, tok = assistant.decoder, assistant.tokenizer
+    ids, user = prompt_tokens(tok, "导航到西单大悦城")
+    con = HeaderConstraint(assistant.schema, tok, user)
+    state = con.advance(con.start(), tok.intent)  # the intent comes next: a header choice
+    run = Run(tokens=ids + [tok.intent], n_prompt=len(ids), limit=len(ids) + 40, constraint=con, state=state,
+              stats=GenerationStats(), t0=0.0)
+    counting = Counting()
+    assert extend_confident(dec, run, [counting], ThresholdSchedule(), 0) == 0 and counting.calls == 0
+    for t in header_tokens(tok, assistant.schema, "navigate", {"destination": "西单大悦城"}, user)[1:] + [tok.reply]:
+        run.tokens.append(t)
+        run.state = con.advance(run.state, t)
+    extend_confident(dec, run, [counting], ThresholdSchedule(tau=0.5, floor=0.5), 0)
+    assert counting.calls > 0  # in the reply, drafts may be taken unverified

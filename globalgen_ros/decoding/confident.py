@@ -52,8 +52,8 @@ def extend_confident(dec: Decoder, run: Run, drafters: list[Drafter], schedule: 
     from globalgen_ros.decoding.parallel import build_candidates, draft_depth, propose
 
     depth = draft_depth(dec, run)
-    if depth <= 0:
-        return 0
+    if depth <= 0 or (not dec.options.lossy_header and run.constraint.allowed(run.state) is not None):
+        return 0  # a header choice comes next (forced tokens are already in): it is always verified
     cands = build_candidates(dec, run, propose(dec, run, drafters, depth), depth)
     cands.finalize()
     node, taken = -1, 0
