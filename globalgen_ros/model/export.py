@@ -22,6 +22,7 @@ from tqdm import tqdm
 from globalgen_ros.model.llama import LlamaConfig, LlamaWithHeads
 from globalgen_ros.runtime.artifacts import sha256_file
 from globalgen_ros.runtime.format import SPECIAL_TOKENS
+from globalgen_ros.runtime.onnx_model import past_names
 
 OPSET = 18
 ARTIFACTS = ["config.json", "model.safetensors", "heads.safetensors", "tokenizer.json", "model.int8.onnx",
@@ -72,11 +73,6 @@ def load_model(model_dir: str | Path, dtype: torch.dtype = torch.float32) -> Lla
     state = load_file(model_dir / "model.safetensors") | load_file(model_dir / "heads.safetensors")
     model.load_state_dict({k: v.to(dtype) for k, v in state.items()})
     return model.eval()
-
-
-def past_names(n_layers: int) -> list[str]:
-    """Return the decoder's past K/V input names: past_k_0, past_v_0, past_k_1, ..."""
-    return [f"past_{kv}_{i}" for i in range(n_layers) for kv in "kv"]
 
 
 def example_inputs(cfg: LlamaConfig, past: int, new: int) -> tuple[torch.Tensor, ...]:

@@ -12,6 +12,11 @@ from globalgen_ros.runtime.artifacts import ModelArtifactError, ModelArtifacts, 
 MASKED = -1e4  # additive attention mask value of a hidden position
 
 
+def past_names(n_layers: int) -> list[str]:
+    """Return the decoder's past K/V input names in input order: past_k_0, past_v_0, past_k_1, ..."""
+    return [f"past_{kv}_{i}" for i in range(n_layers) for kv in "kv"]
+
+
 @dataclass(frozen=True)
 class ModelDims:
     n_layers: int
@@ -75,9 +80,9 @@ class OnnxModel:
         # Per-tensor activation quantization makes a token's logits depend on the other tokens of its forward.
         self.row_independent = b"DynamicQuantizeLinear" not in artifacts.path(decoder_file).read_bytes()
         L = self.dims.n_layers
-        self.past_names = [(f"past_{kv}_{i}", i, j) for i in range(L) for j, kv in enumerate("kv")]
+        self.past_names = [(name, n // 2, n % 2) for n, name in enumerate(past_names(L))]  # (input, layer, K/V)
         inputs = {i.name for i in self.decoder.get_inputs()}
-        if not {"logit_rows", *(name for name, _, _ in self.past_names)} <= inputs:
+        if not {"logit_rows", *past_names(L)} <= inputs:
             raise ModelArtifactError(
                 f"{artifacts.path(decoder_file)} has the inputs {sorted(inputs)}, not logit_rows and the per-layer "
                 f"past_k_i / past_v_i of this version: re-export it (`globalgen export --checkpoint ... --out ...`)")
