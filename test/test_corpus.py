@@ -5,7 +5,7 @@ import random
 
 from model_fixtures import *  # noqa: F403 (fixtures)
 
-from globalgen_ros.corpus.build import TEXT_KINDS, Builder, all_templates, split_templates
+from globalgen_ros.corpus.build import TEXT_KINDS, Builder, all_templates, expansions, later_templates, split_templates
 from globalgen_ros.corpus.noise import en_number, zh_number
 from globalgen_ros.runtime.format import detect_language
 
@@ -39,6 +39,32 @@ def test_template_split_is_disjoint_and_keeps_every_group_trainable():
     assert not {t.key for t in train} & {t.key for t in held}
     assert {(t.intent, t.lang) for t in train} >= {(t.intent, t.lang) for t in held}
     assert len(held) >= 0.15 * (len(train) + len(held))
+
+
+def test_a_later_batch_leaves_the_earlier_split_unchanged():
+    """Fine-tuning on a later batch keeps measuring unseen phrasings: earlier held-out templates stay held out."""
+    every = all_templates()
+    earlier = [t for t in every if t.batch == 0]
+    assert any(t.batch == 1 for t in every)
+    train0, held0 = split_templates(earlier, seed=0)
+    train, held = split_templates(every, seed=0)
+    assert [t.key for t in held if t.batch == 0] == [t.key for t in held0]
+    assert [t.key for t in train if t.batch == 0] == [t.key for t in train0]
+    assert any(t.batch == 1 for t in held) and len({t.key for t in every}) == len(every)
+
+
+def test_later_templates_never_repeat_an_earlier_sentence(monkeypatch):
+    """A later template that can yield a sentence of any earlier template (either split) is dropped."""
+    from globalgen_ros.corpus import build
+
+    earlier = [t for t in all_templates() if t.batch == 0]
+    taken = set().union(*(expansions(t.text) for t in earlier))
+    later = later_templates(earlier)
+    assert later and all(not expansions(t.text) & taken for t in later)
+    assert expansions("stop [the|] navigation [now|]") == {"stop the navigation now", "stop the navigation",
+                                                          "stop navigation now", "stop navigation"}
+    monkeypatch.setattr(build, "LATER", {"stop": {"en": ["Stop [right now|]", "halt, robot [now|]"]}})
+    assert [t.text for t in later_templates(earlier)] == ["halt, robot [now|]"]
 
 
 def test_builder_is_seeded(schema):

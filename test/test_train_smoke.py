@@ -25,6 +25,32 @@ def test_fifty_steps_reduce_the_loss(small_corpus, small_tokenizer, tmp_path):
     assert all(h < losses[0] for h in log[-2]["heads"])  # the extra heads learn too
 
 
+def test_init_fine_tunes_from_a_checkpoint(small_corpus, small_tokenizer, tmp_path):
+    """`init` starts from a checkpoint's weights with a fresh schedule (unlike `resume`)."""
+    import shutil
+
+    import torch
+
+    from globalgen_ros.model.train import TrainConfig, train
+
+    runs = []
+    for name, init, steps in (("base", "", 30), ("tuned", "base", 5)):
+        out = tmp_path / name
+        out.mkdir()
+        shutil.copy(small_corpus / "info.json", out / "info.json")
+        (out / "tokenizer.json").write_text(small_tokenizer.hf.to_str())
+        cfg = TrainConfig(out=str(out), corpus=str(small_corpus), steps=steps, batch_tokens=1024, lr=3e-3, warmup=2,
+                          model={"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+                                 "num_attention_heads": 2}, checkpoint_every=0, log_every=1, threads=1,
+                          init=str(tmp_path / init / "last.pt") if init else "")
+        train(cfg, progress=False)
+        runs.append([json.loads(line) for line in (out / "train.log").read_text().splitlines()])
+    base, tuned = runs
+    assert tuned[0]["step"] == 0 and tuned[0]["lr"] < 3e-3  # a fresh warm-up, not a resumed schedule
+    assert tuned[0]["loss"] < 0.9 * base[0]["loss"]  # but the base model's weights
+    assert torch.load(tmp_path / "tuned" / "last.pt", weights_only=False)["recipe"]["train_config"]["init"]
+
+
 def test_word_drop_keeps_slot_values_and_special_tokens(small_corpus, small_tokenizer):
     """Augmentation deletes only ordinary user words: every header still copies a span of its transcript."""
     import random

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from globalgen_ros.corpus import lexicon
 from globalgen_ros.corpus.noise import add_noise, en_number, zh_number
+from globalgen_ros.corpus.later_templates import LATER
 from globalgen_ros.corpus.templates import ENUM_SURFACE, NONE, NONE_REPLIES, RANDOM_ENUMS, T, reply
 from globalgen_ros.schema import Schema, load_schema
 
@@ -33,6 +34,7 @@ class Template:
     index: int
     text: str
     fixed: tuple = ()
+    batch: int = 0  # 0: T and NONE; 1: LATER (split on its own, so adding it left the earlier split unchanged)
 
     @property
     def key(self) -> str:
@@ -58,18 +60,53 @@ def all_templates() -> list[Template]:
     for cat, by_lang in NONE.items():
         for lang, items in by_lang.items():
             out.extend(Template(f"none:{cat}", lang, i, t) for i, t in enumerate(items))
+    return out + later_templates(out)
+
+
+def expansions(text: str) -> set[str]:
+    """Every text a template can yield before slot filling and noise (all choices of its [a|b|] groups)."""
+    texts = {text}
+    while any("[" in t for t in texts):
+        nxt = set()
+        for t in texts:
+            m = re.search(r"\[([^\[\]]*)\]", t)
+            if not m:
+                nxt.add(t)
+                continue
+            nxt.update(t[:m.start()] + alt + t[m.end():] for alt in m.group(1).split("|"))
+        texts = nxt
+    return {" ".join(t.casefold().split()) for t in texts}
+
+
+def later_templates(earlier: list[Template]) -> list[Template]:
+    """LATER's templates, minus any that can yield a sentence an earlier template yields (either split)."""
+    taken = set().union(*(expansions(t.text) for t in earlier))
+    out = []
+    for intent, by_lang in LATER.items():
+        for lang, items in by_lang.items():
+            base = len((NONE[intent[5:]] if intent.startswith("none:") else T[intent])[lang])
+            for i, t in enumerate(items):
+                fixed, text = (tuple(sorted(t[0].items())), t[1]) if isinstance(t, tuple) else ((), t)
+                exp = expansions(text)
+                if exp & taken:
+                    continue
+                taken |= exp
+                out.append(Template(intent, lang, base + i, text, fixed, batch=1))
     return out
 
 
 def split_templates(templates: list[Template], seed: int) -> tuple[list[Template], list[Template]]:
-    """Hold out ~20% of each (intent, language, fixed values) group, keeping at least two for training."""
-    groups: dict[tuple, list[Template]] = {}
+    """Hold out ~20% of each (intent, language, fixed values) group, keeping at least two for training.
+
+    Batches are split one after the other, so templates added in a later batch leave the earlier split as it was.
+    """
+    batches: dict[tuple, list[Template]] = {}
     for t in templates:
-        groups.setdefault((t.intent, t.lang, t.fixed), []).append(t)
+        batches.setdefault((t.batch, t.intent, t.lang, t.fixed), []).append(t)
     train, held = [], []
     rng = random.Random(seed)
-    for key in sorted(groups, key=str):
-        items = sorted(groups[key], key=lambda t: t.index)
+    for key in sorted(batches, key=lambda k: (k[0], str(k[1:]))):
+        items = sorted(batches[key], key=lambda t: t.index)
         rng.shuffle(items)
         n_eval = round(len(items) * 0.2) if len(items) >= 3 else 0
         held += items[:n_eval]

@@ -184,6 +184,8 @@ def train(cfg: TrainConfig, data=None, progress: bool = True) -> tuple[LlamaWith
     model = LlamaWithHeads(mcfg).to(device)
     opt = make_optimizer(model, cfg)
     start = 0
+    if cfg.init and not cfg.resume:
+        model.load_state_dict(torch.load(cfg.init, map_location=device, weights_only=False)["model"])
     if cfg.resume:
         ckpt = torch.load(cfg.resume, map_location=device, weights_only=False)
         model.load_state_dict(ckpt["model"])

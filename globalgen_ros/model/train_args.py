@@ -32,6 +32,7 @@ class TrainConfig:
     checkpoint_every: int = 200
     log_every: int = 50
     resume: str = ""              # continue from this checkpoint (same config)
+    init: str = ""                # fine-tune: start from this checkpoint's weights with a fresh schedule
     device: str = "cpu"           # torch device for training ("cuda" on a GPU machine); results differ by device
     time_limit_s: float = 0.0     # the schedule runs against steps or this many seconds, whichever ends first
 
@@ -52,6 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=json.dumps(d.model),
                         help="LlamaConfig overrides as JSON (default %(default)s)")
     parser.add_argument("--resume", default="", help="continue from this checkpoint (e.g. runs/default/last.pt)")
+    parser.add_argument("--init", default="",
+                        help="fine-tune: start from this checkpoint's weights (same tokenizer and model size) with a "
+                             "fresh optimizer and schedule")
     parser.add_argument("--device", default=d.device, help="torch device, e.g. cpu or cuda (default %(default)s)")
     parser.add_argument("--dropout", type=float, default=d.dropout,
                         help="dropout on the embeddings and residual branches (default %(default)s)")
@@ -67,5 +71,5 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     return TrainConfig(out=args.out, corpus=args.corpus, schema=args.schema, seed=args.seed, steps=args.steps,
                        batch_tokens=args.batch_tokens, lr=args.lr, vocab_size=args.vocab_size,
                        train_dialogues=args.train_dialogues, threads=args.threads, model=json.loads(args.model),
-                       resume=args.resume, device=args.device, time_limit_s=args.time_limit_s,
+                       resume=args.resume, init=args.init, device=args.device, time_limit_s=args.time_limit_s,
                        dropout=args.dropout, word_drop=args.word_drop)
