@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from globalgen_ros.corpus import lexicon
-from globalgen_ros.corpus.noise import add_noise, en_number, zh_number
 from globalgen_ros.corpus.later_templates import LATER
+from globalgen_ros.corpus.noise import add_noise, en_number, zh_number
 from globalgen_ros.corpus.templates import ENUM_SURFACE, NONE, NONE_REPLIES, RANDOM_ENUMS, T, reply
 from globalgen_ros.schema import Schema, load_schema
 

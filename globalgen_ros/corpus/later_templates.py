@@ -29,7 +29,8 @@ _add("stop", "zh", [
     "前面有人，停", "快撞了，停下", "机器人停下", "小车停下来", "所有动作停止", "停止所有运动", "别再往前了",
     "停在原地", "不许动", "马上给我停", "停车停车", "先停一下", "赶紧刹住", "全都停下来"])
 _add("cancel_navigation", "en", [
-    "stop [the|my] navigation [please|now|]", "cancel the directions", "cancel my trip", "turn [navigation|directions] off",
+    "stop [the|my] navigation [please|now|]", "cancel the directions", "cancel my trip",
+    "turn [navigation|directions] off",
     "I changed my mind, cancel the route", "we're not going anymore, cancel navigation", "end route guidance",
     "stop route guidance [please|]", "exit navigation mode", "remove the destination", "delete the route",
     "cancel the destination", "stop showing me the route", "I know the way, stop navigating",
@@ -120,11 +121,13 @@ _add("robot_move", "en", [
     ({"direction": "left"}, "turn to your left"), ({"direction": "right"}, "turn to your right"),
     ({"direction": "left"}, "veer left"), ({"direction": "right"}, "veer right")])
 _add("robot_move", "zh", [
-    "往{direction}移动[一下|一点]", "向{direction}挪一下", "朝{direction}移动{distance}米", "往{direction}开{distance}米",
+    "往{direction}移动[一下|一点]", "向{direction}挪一下", "朝{direction}移动{distance}米",
+    "往{direction}开{distance}米",
     "请向{direction}移动{distance}米", "往{direction}走一点",
     "{direction}移{distance}米", ({"direction": "forward"}, "往前走[一点|两步|]"), ({"direction": "forward"}, "直走"),
     ({"direction": "forward"}, "向前开{distance}米"), ({"direction": "backward"}, "往后退一点"),
-    ({"direction": "backward"}, "倒退{distance}米"), ({"direction": "backward"}, "倒车"), ({"direction": "left"}, "向左转"),
+    ({"direction": "backward"}, "倒退{distance}米"), ({"direction": "backward"}, "倒车"),
+    ({"direction": "left"}, "向左转"),
     ({"direction": "right"}, "向右转"), ({"direction": "left"}, "往左拐"), ({"direction": "right"}, "往右拐")])
 _add("robot_go_to", "en", [
     "please go to {location}", "go check {location}", "head over to {location} now", "move over to {location}",
@@ -148,7 +151,7 @@ _add("navigate", "en", [
     "please navigate to {destination}", "I want to drive to {destination}", "can we go to {destination}",
     "navigation to {destination}", "let's go to {destination} now", "set navigation to {destination}"])
 _add("navigate", "zh", [
-    "请导航到{destination}", "导航去{destination}吧", "我要去{destination}，导航一下", 
+    "请导航到{destination}", "导航去{destination}吧", "我要去{destination}，导航一下",
     "帮我导去{destination}", "开导航去{destination}"])
 _add("none:smalltalk", "en", [
     "the navigation was fine yesterday", "I stopped at the store earlier", "don't worry about it",
