@@ -8,6 +8,7 @@ from model_fixtures import *  # noqa: F403 (fixtures)
 from globalgen_ros.corpus.build import TEXT_KINDS, Builder, all_templates, expansions, later_templates, split_templates
 from globalgen_ros.corpus.noise import en_number, zh_number
 from globalgen_ros.runtime.format import detect_language
+from globalgen_ros.schema import load_schema
 
 NATURAL = "globalgen_ros/corpus/natural_cases.jsonl"
 
@@ -51,6 +52,7 @@ def test_a_later_batch_leaves_the_earlier_split_unchanged():
     assert [t.key for t in held if t.batch == 0] == [t.key for t in held0]
     assert [t.key for t in train if t.batch == 0] == [t.key for t in train0]
     assert any(t.batch == 1 for t in held) and len({t.key for t in every}) == len(every)
+    assert not any(t.batch for t in Builder(load_schema(), 0, values_per_kind=50, max_batch=0).train_t)
 
 
 def test_later_templates_never_repeat_an_earlier_sentence(monkeypatch):

@@ -121,9 +121,9 @@ def expand(rng: random.Random, text: str) -> str:
 
 
 class Builder:
-    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000):
+    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000, max_batch: int = 1):
         self.schema, self.seed = schema, seed
-        self.train_t, self.eval_t = split_templates(all_templates(), seed)
+        self.train_t, self.eval_t = split_templates([t for t in all_templates() if t.batch <= max_batch], seed)
         rng = random.Random(seed)
         self.values: dict[tuple, dict[bool, list[str]]] = {}
         for lang in ("zh", "en"):
@@ -221,11 +221,11 @@ def write_jsonl(path: Path, rows) -> int:
 
 
 def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 2000,
-          schema_path: str | None = None) -> dict:
+          schema_path: str | None = None, max_batch: int = 1) -> dict:
     """Write train.jsonl (dialogues), eval.jsonl (cases) and natural.jsonl (cases) to `out`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    builder = Builder(load_schema(schema_path), seed)
+    builder = Builder(load_schema(schema_path), seed, max_batch=max_batch)
     rng = random.Random(seed + 1)
     n = write_jsonl(out / "train.jsonl", (builder.dialogue(rng) for _ in range(n_train)))
     rng = random.Random(seed + 2)
@@ -237,7 +237,7 @@ def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 
                       "reply": t["reply"], "template": t["template"]})
     write_jsonl(out / "eval.jsonl", cases)
     (out / "natural.jsonl").write_text(NATURAL_CASES.read_text(encoding="utf-8"), encoding="utf-8")
-    info = {"seed": seed, "train_dialogues": n, "eval_cases": len(cases),
+    info = {"seed": seed, "max_batch": max_batch, "train_dialogues": n, "eval_cases": len(cases),
             "train_templates": len(builder.train_t), "eval_templates": len(builder.eval_t)}
     (out / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     return info
@@ -250,8 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train", type=int, default=150_000, help="number of training dialogues")
     parser.add_argument("--eval", type=int, default=2000, help="number of held-out eval cases")
     parser.add_argument("--schema", help="intent schema (default config/intents.yaml)")
+    parser.add_argument("--max-batch", type=int, default=1,
+                        help="use template batches up to this one (0: without later_templates.py, the corpus the "
+                             "v6 models were trained on; default %(default)s: all)")
     args = parser.parse_args(argv)
-    print(json.dumps(build(args.out, args.seed, args.train, args.eval, args.schema)))
+    print(json.dumps(build(args.out, args.seed, args.train, args.eval, args.schema, args.max_batch)))
     return 0
 
 
