@@ -47,13 +47,18 @@ def eval_value(value: str) -> bool:
     return digest[0] * 100 // 256 < EVAL_VALUE_PERCENT
 
 
+def split_fixed(t: str | tuple) -> tuple[tuple, str]:
+    """Return (fixed slot values as sorted pairs, text) of a template entry."""
+    return (tuple(sorted(t[0].items())), t[1]) if isinstance(t, tuple) else ((), t)
+
+
 def all_templates() -> list[Template]:
     """Every template once (an exact repeat in a list is dropped, so it can't land in both splits)."""
     out, seen = [], set()
     for intent, by_lang in T.items():
         for lang, items in by_lang.items():
             for i, t in enumerate(items):
-                fixed, text = (tuple(sorted(t[0].items())), t[1]) if isinstance(t, tuple) else ((), t)
+                fixed, text = split_fixed(t)
                 if (intent, lang, fixed, text) not in seen:
                     seen.add((intent, lang, fixed, text))
                     out.append(Template(intent, lang, i, text, fixed))
@@ -86,7 +91,7 @@ def later_templates(earlier: list[Template]) -> list[Template]:
         for lang, items in by_lang.items():
             base = len((NONE[intent[5:]] if intent.startswith("none:") else T[intent])[lang])
             for i, t in enumerate(items):
-                fixed, text = (tuple(sorted(t[0].items())), t[1]) if isinstance(t, tuple) else ((), t)
+                fixed, text = split_fixed(t)
                 exp = expansions(text)
                 if exp & taken:
                     continue
