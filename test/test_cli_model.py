@@ -20,6 +20,25 @@ def test_eval_json_and_predictions(tmp_path, capsys):
     assert len(rows) == 6 and {"intent", "slots", "response"} <= set(rows[0])
 
 
+def test_intent_interval_resamples_whole_templates():
+    """Errors that cluster on a template widen the interval; with no templates each case is its own cluster."""
+    from globalgen_ros.cli.eval import score
+
+    def case(template, right):
+        return {"text": "x", "intent": "stop", "slots": {}, "lang": "en", "template": template}, \
+            {"intent": "stop" if right else "none", "slots": {}}
+
+    spread = [case(f"t{i}", i % 2 == 0) for i in range(20) for _ in range(5)]  # 10 templates all wrong
+    mixed = [case(f"t{i}", j != 0) for i in range(20) for j in range(5)]  # one wrong case per template
+    lo_s, hi_s = score(*zip(*spread, strict=True))["intent_accuracy_ci95"]
+    lo_m, hi_m = score(*zip(*mixed, strict=True))["intent_accuracy_ci95"]
+    assert lo_s < 0.5 < hi_s and hi_s - lo_s > 0.2
+    assert lo_m == hi_m == 0.8  # every template scores 80 %: resampling templates cannot move it
+    untagged = [({**c, "template": None}, p) for c, p in spread]
+    lo_u, hi_u = score(*zip(*untagged, strict=True))["intent_accuracy_ci95"]
+    assert lo_s < lo_u < 0.5 < hi_u < hi_s  # per-case clusters: a narrower interval
+
+
 def test_eval_rejects_a_bad_cases_file(tmp_path, capsys):
     bad = tmp_path / "cases.jsonl"
     bad.write_text('{"text": "stop", "intent": "stop", "slots": {}}\n{"text": 5}\n')

@@ -104,7 +104,7 @@ def test_manifest_describes_the_model():
     """The manifest records the recipe and the measured accuracy.
 
     The floors guard against shipping a worse model. The slot floor is the issue's target (90 %); the intent
-    floor is not (95 %), which the shipped model does not reach yet (docs/model.md, "Measured").
+    floor is not (95 %), which the shipped model does not reach robustly yet (docs/model.md, "Measured").
     """
     manifest = json.loads((DEFAULT_MODEL / "manifest.json").read_text())
     assert (DEFAULT_MODEL / "model.int8.onnx").stat().st_size <= 40 * 2**20
@@ -113,7 +113,7 @@ def test_manifest_describes_the_model():
     held_out = manifest["eval"]["held_out"]
     assert held_out["n"] >= 1000
     for lang in ("zh", "en"):
-        assert held_out["by_language"][lang]["intent_accuracy"] >= 0.92
+        assert held_out["by_language"][lang]["intent_accuracy"] >= 0.94
         assert held_out["by_language"][lang]["slot_accuracy"] >= 0.90
 
 

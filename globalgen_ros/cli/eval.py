@@ -71,14 +71,31 @@ def slots_match(expected: dict, predicted: dict) -> bool:
     return {k: norm(v) for k, v in expected.items()} == {k: norm(v) for k, v in predicted.items()}
 
 
+def template_ci95(pairs: list[tuple[dict, dict]], resamples: int = 2000) -> list[float] | None:
+    """Return a 95 % interval of intent accuracy, resampling whole templates (errors cluster on a template)."""
+    import numpy as np
+
+    clusters: dict[str, list[int]] = {}
+    for i, (c, p) in enumerate(pairs):
+        clusters.setdefault(c.get("template") or f"case{i}", []).append(c["intent"] == p["intent"])
+    if len(clusters) < 2:
+        return None
+    n = np.array([len(v) for v in clusters.values()], float)  # (C,)
+    ok = np.array([sum(v) for v in clusters.values()], float)  # (C,)
+    draw = np.random.default_rng(0).integers(0, len(n), (resamples, len(n)))  # (B, C)
+    acc = ok[draw].sum(1) / n[draw].sum(1)  # (B,)
+    return [round(float(q), 4) for q in np.percentile(acc, [2.5, 97.5])]
+
+
 def score(cases: list[dict], predictions: list[dict]) -> dict:
-    """Return n, intent_accuracy, slot_accuracy overall and per language."""
+    """Return n, intent_accuracy (with a template-resampled 95 % interval), slot_accuracy, overall and per language."""
     def block(pairs) -> dict:
         n = len(pairs)
         intent = sum(c["intent"] == p["intent"] for c, p in pairs)
         slots = sum(slots_match(c["slots"], p["slots"]) for c, p in pairs)
         with_slots = [(c, p) for c, p in pairs if c["slots"]]
         return {"n": n, "intent_accuracy": round(intent / n, 4) if n else 0.0,
+                "intent_accuracy_ci95": template_ci95(pairs),
                 "slot_accuracy": round(slots / n, 4) if n else 0.0,
                 "slot_accuracy_cases_with_slots": (round(sum(slots_match(c["slots"], p["slots"])
                                                              for c, p in with_slots) / len(with_slots), 4)
