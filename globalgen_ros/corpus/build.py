@@ -105,13 +105,13 @@ def split_templates(templates: list[Template], seed: int) -> tuple[list[Template
 
     Batches are split one after the other, so templates added in a later batch leave the earlier split as it was.
     """
-    batches: dict[tuple, list[Template]] = {}
+    groups: dict[tuple, list[Template]] = {}
     for t in templates:
-        batches.setdefault((t.batch, t.intent, t.lang, t.fixed), []).append(t)
+        groups.setdefault((t.batch, t.intent, t.lang, t.fixed), []).append(t)
     train, held = [], []
     rng = random.Random(seed)
-    for key in sorted(batches, key=lambda k: (k[0], str(k[1:]))):
-        items = sorted(batches[key], key=lambda t: t.index)
+    for key in sorted(groups, key=lambda k: (k[0], str(k[1:]))):  # batch first; within it the old order
+        items = sorted(groups[key], key=lambda t: t.index)
         rng.shuffle(items)
         n_eval = round(len(items) * 0.2) if len(items) >= 3 else 0
         held += items[:n_eval]
