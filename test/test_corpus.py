@@ -53,6 +53,8 @@ def test_a_later_batch_leaves_the_earlier_split_unchanged():
     assert [t.key for t in train if t.batch == 0] == [t.key for t in train0]
     assert any(t.batch == 1 for t in held) and len({t.key for t in every}) == len(every)
     assert not any(t.batch for t in Builder(load_schema(), 0, values_per_kind=50, max_batch=0).train_t)
+    up_to_1 = [t for t in every if t.batch <= 1]
+    assert any(t.batch == 2 for t in held) and split_templates(up_to_1, 0)[1] == [t for t in held if t.batch <= 1]
 
 
 def test_later_templates_never_repeat_an_earlier_sentence(monkeypatch):
@@ -66,7 +68,8 @@ def test_later_templates_never_repeat_an_earlier_sentence(monkeypatch):
     assert expansions("stop [the|] navigation [now|]") == {"stop the navigation now", "stop the navigation",
                                                           "stop navigation now", "stop navigation"}
     monkeypatch.setattr(build, "LATER", {"stop": {"en": ["Stop [right now|]", "halt, robot [now|]"]}})
-    assert [t.text for t in later_templates(earlier)] == ["halt, robot [now|]"]
+    monkeypatch.setattr(build, "BATCH2", {"stop": {"en": ["halt, robot", "robot, halt"]}})
+    assert [(t.text, t.batch) for t in later_templates(earlier)] == [("halt, robot [now|]", 1), ("robot, halt", 2)]
 
 
 def test_builder_is_seeded(schema):

@@ -38,7 +38,8 @@ def test_init_fine_tunes_from_a_checkpoint(small_corpus, small_tokenizer, tmp_pa
         out = tmp_path / name
         out.mkdir()
         shutil.copy(small_corpus / "info.json", out / "info.json")
-        (out / "tokenizer.json").write_text(small_tokenizer.hf.to_str())
+        if not init:  # the fine-tune takes the tokenizer from the checkpoint's run directory
+            (out / "tokenizer.json").write_text(small_tokenizer.hf.to_str())
         cfg = TrainConfig(out=str(out), corpus=str(small_corpus), steps=steps, batch_tokens=1024, lr=3e-3, warmup=2,
                           model={"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
                                  "num_attention_heads": 2}, checkpoint_every=0, log_every=1, threads=1,
@@ -49,6 +50,7 @@ def test_init_fine_tunes_from_a_checkpoint(small_corpus, small_tokenizer, tmp_pa
     assert tuned[0]["step"] == 0 and tuned[0]["lr"] < 3e-3  # a fresh warm-up, not a resumed schedule
     assert tuned[0]["loss"] < 0.9 * base[0]["loss"]  # but the base model's weights
     assert torch.load(tmp_path / "tuned" / "last.pt", weights_only=False)["recipe"]["train_config"]["init"]
+    assert (tmp_path / "tuned" / "tokenizer.json").read_text() == small_tokenizer.hf.to_str()
 
 
 def test_word_drop_keeps_slot_values_and_special_tokens(small_corpus, small_tokenizer):

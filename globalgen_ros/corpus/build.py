@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from globalgen_ros.corpus import lexicon
+from globalgen_ros.corpus.batch2_templates import BATCH2
 from globalgen_ros.corpus.later_templates import LATER
 from globalgen_ros.corpus.noise import add_noise, en_number, zh_number
 from globalgen_ros.corpus.templates import ENUM_SURFACE, NONE, NONE_REPLIES, RANDOM_ENUMS, T, reply
@@ -34,7 +35,7 @@ class Template:
     index: int
     text: str
     fixed: tuple = ()
-    batch: int = 0  # 0: T and NONE; 1: LATER (split on its own, so adding it left the earlier split unchanged)
+    batch: int = 0  # 0: T and NONE; 1: LATER; 2: BATCH2 (each split on its own: the earlier splits stay as they were)
 
     @property
     def key(self) -> str:
@@ -84,19 +85,22 @@ def expansions(text: str) -> set[str]:
 
 
 def later_templates(earlier: list[Template]) -> list[Template]:
-    """LATER's templates, minus any that can yield a sentence an earlier template yields (either split)."""
+    """The later batches' templates, minus any that can yield a sentence an earlier template yields (either split)."""
     taken = set().union(*(expansions(t.text) for t in earlier))
-    out = []
-    for intent, by_lang in LATER.items():
-        for lang, items in by_lang.items():
-            base = len((NONE[intent[5:]] if intent.startswith("none:") else T[intent])[lang])
-            for i, t in enumerate(items):
-                fixed, text = split_fixed(t)
-                exp = expansions(text)
-                if exp & taken:
-                    continue
-                taken |= exp
-                out.append(Template(intent, lang, base + i, text, fixed, batch=1))
+    out, written = [], {}  # written: (intent, lang) -> templates written so far, so every key stays unique
+    for batch, templates in enumerate((LATER, BATCH2), start=1):
+        for intent, by_lang in templates.items():
+            for lang, items in by_lang.items():
+                base = written.setdefault((intent, lang), len(
+                    (NONE[intent[5:]] if intent.startswith("none:") else T[intent]).get(lang, [])))
+                written[intent, lang] += len(items)
+                for i, t in enumerate(items):
+                    fixed, text = split_fixed(t)
+                    exp = expansions(text)
+                    if exp & taken:
+                        continue
+                    taken |= exp
+                    out.append(Template(intent, lang, base + i, text, fixed, batch=batch))
     return out
 
 
@@ -126,7 +130,7 @@ def expand(rng: random.Random, text: str) -> str:
 
 
 class Builder:
-    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000, max_batch: int = 1):
+    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000, max_batch: int = 2):
         self.schema, self.seed = schema, seed
         self.train_t, self.eval_t = split_templates([t for t in all_templates() if t.batch <= max_batch], seed)
         rng = random.Random(seed)
@@ -226,7 +230,7 @@ def write_jsonl(path: Path, rows) -> int:
 
 
 def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 2000,
-          schema_path: str | None = None, max_batch: int = 1) -> dict:
+          schema_path: str | None = None, max_batch: int = 2) -> dict:
     """Write train.jsonl (dialogues), eval.jsonl (cases) and natural.jsonl (cases) to `out`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -255,9 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train", type=int, default=150_000, help="number of training dialogues")
     parser.add_argument("--eval", type=int, default=2000, help="number of held-out eval cases")
     parser.add_argument("--schema", help="intent schema (default config/intents.yaml)")
-    parser.add_argument("--max-batch", type=int, default=1,
-                        help="use template batches up to this one (0: without later_templates.py, the corpus the "
-                             "v6 models were trained on; default %(default)s: all)")
+    parser.add_argument("--max-batch", type=int, default=2,
+                        help="use template batches up to this one (0: the corpus the v6 models were trained on; 1: "
+                             "v7's; default %(default)s: all)")
     args = parser.parse_args(argv)
     print(json.dumps(build(args.out, args.seed, args.train, args.eval, args.schema, args.max_batch)))
     return 0

@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import random
+import shutil
 import time
 from pathlib import Path
 
@@ -166,6 +167,11 @@ def prepare(cfg: TrainConfig):
     if not (corpus / "train.jsonl").exists() and not (corpus / "train.encoded.npz").exists():
         build_corpus(corpus, cfg.seed, cfg.train_dialogues, schema_path=cfg.schema or None)
     tok_path = out / "tokenizer.json"
+    if not tok_path.exists() and cfg.init:  # fine-tuning keeps the checkpoint's tokenizer: its ids are the model's
+        init_tok = Path(cfg.init).parent / "tokenizer.json"
+        if not init_tok.exists():
+            raise FileNotFoundError(f"{init_tok} missing: --init needs the tokenizer of its run next to the checkpoint")
+        shutil.copy(init_tok, tok_path)
     if not tok_path.exists():
         train_tokenizer(corpus_texts(corpus / "train.jsonl", schema), cfg.vocab_size, tok_path)
     return Tokenizer(tok_path), schema, corpus
