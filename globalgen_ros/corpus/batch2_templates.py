@@ -2,7 +2,9 @@
 
 Written by two helpers (one per language) who were given the intent schema and the template syntax and were told
 not to read the corpus, the evaluation data or the docs, so these phrasings are blind to the held-out templates
-of the earlier batches. Syntax as in `templates.py`; keys are intents or `none:<category>`.
+of the earlier batches. Edited after: no article before {location} or {object} (the lexicon's values carry their
+own), and no English template starts with a free-text slot (the noise capitalises the first letter, so the value
+would no longer be a span of the transcript). Syntax as in `templates.py`; keys are intents or `none:<category>`.
 """
 
 from __future__ import annotations
