@@ -91,3 +91,21 @@ def test_node_bench_json_line(capsys):
     for name, s in line["strategies"].items():
         assert s["n"] == 4 and s["ok"] == 4, (name, s)  # every prompt answered OK by the edge model
     assert 0 < line["p50_ms"] <= line["p95_ms"] and line["stop_ms"] > 0
+
+
+def test_model_report_scores_the_extra_case_sets(tmp_path, capsys):
+    """`model.report --also NAME=FILE` records each extra set's scores and the sha256 of its cases."""
+    from globalgen_ros.model.report import main as report
+    from globalgen_ros.runtime.artifacts import sha256_file
+
+    lines = NATURAL.read_text(encoding="utf-8").splitlines()
+    held, more = tmp_path / "held.jsonl", tmp_path / "more.jsonl"
+    held.write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")
+    more.write_text("\n".join(lines[3:8]) + "\n", encoding="utf-8")
+    manifest = (DEFAULT_MODEL / "manifest.json").read_bytes()
+    assert report(["--model-dir", str(DEFAULT_MODEL), "--held-out", str(held), "--natural", str(held),
+                   "--also", f"bigger={more}", "--agreement-n", "2", "--no-write"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["held_out"]["n"] == 3 and result["bigger"]["n"] == 5
+    assert result["bigger"]["cases_sha256"] == sha256_file(more) and result["fp32_vs_int8"]
+    assert (DEFAULT_MODEL / "manifest.json").read_bytes() == manifest  # --no-write leaves it alone

@@ -1,9 +1,10 @@
 """Measure a model directory and record the results in its manifest.json (needs torch for the fp32 side).
 
     PYTHONPATH=. .venv/bin/python -m globalgen_ros.model.report --model-dir models/default \\
-        --held-out runs/default/corpus/eval.jsonl --natural globalgen_ros/corpus/natural_cases.jsonl
+        --held-out runs/default/corpus/eval.jsonl --natural globalgen_ros/corpus/natural_cases.jsonl \\
+        [--also held_out_10000_cases=runs/c10k/eval.jsonl ...]
 
-- held-out / natural accuracy through the Assistant (strategy ar, ONNX int8), as `globalgen eval` computes it;
+- held-out / natural (and every `--also` set's) accuracy through the Assistant (strategy ar, ONNX int8), as `globalgen eval` computes it;
 - fp32 (torch) vs int8 (ONNX) greedy agreement on the held-out prompts: identical outputs, and the share of
   output tokens produced before the first divergence;
 - single-token decode step of the int8 decoder (median ms, k = 1 at a KV length of 48) and file sizes.
@@ -71,14 +72,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-out", required=True, help="held-out eval cases (JSONL)")
     parser.add_argument("--natural", required=True, help="hand-written natural cases (JSONL)")
     parser.add_argument("--agreement-n", type=int, default=200, help="held-out prompts for fp32 vs int8")
+    parser.add_argument("--also", action="append", default=[], metavar="NAME=CASES.jsonl",
+                        help="more labelled cases to score, recorded under NAME (e.g. a larger held-out sample)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave manifest.json as it is")
     args = parser.parse_args(argv)
+    if bad := [item for item in args.also if "=" not in item]:
+        parser.error(f"--also takes NAME=CASES.jsonl, got {bad}")
+    also = dict(item.split("=", 1) for item in args.also)
     torch.set_num_threads(2)
     root = Path(args.model_dir)
     assistant = Assistant(str(root), strategy="ar", calibration=None)
     held_cases, natural_cases = load_cases(args.held_out), load_cases(args.natural)
     held, held_preds = evaluate(assistant, held_cases, "held-out")
     natural, _ = evaluate(assistant, natural_cases, "natural")
+    extra = {name: {**evaluate(assistant, load_cases(path), name)[0], "cases": path,
+                    "cases_sha256": sha256_file(Path(path))} for name, path in also.items()}
     step_ms = decode_step_ms(assistant)  # before torch runs (its OpenMP workers may spin after work)
     n = min(args.agreement_n, len(held_cases))
     agree = agreement(load_model(root), assistant, held_cases[:n], held_preds[:n])
@@ -86,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
                "decode_step_ms_int8_k1": step_ms,
                "sizes_bytes": {p.name: p.stat().st_size for p in sorted(root.iterdir()) if p.is_file()},
                "held_out_cases_sha256": sha256_file(Path(args.held_out)), "strategy": "ar", "threads": 2,
-               "decode_step_threads": assistant.model.threads}
+               "decode_step_threads": assistant.model.threads, **extra}
     print(json.dumps(results, ensure_ascii=False))
     if not args.no_write:
         manifest = json.loads((root / "manifest.json").read_text())
