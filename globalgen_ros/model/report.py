@@ -4,7 +4,8 @@
         --held-out runs/default/corpus/eval.jsonl --natural globalgen_ros/corpus/natural_cases.jsonl \\
         [--also held_out_10000_cases=runs/c10k/eval.jsonl ...]
 
-- held-out / natural (and every `--also` set's) accuracy through the Assistant (strategy ar, ONNX int8), as `globalgen eval` computes it;
+- held-out / natural (and every `--also` set's) accuracy through the Assistant (strategy ar, ONNX int8), as
+  `globalgen eval` computes it;
 - fp32 (torch) vs int8 (ONNX) greedy agreement on the held-out prompts: identical outputs, and the share of
   output tokens produced before the first divergence;
 - single-token decode step of the int8 decoder (median ms, k = 1 at a KV length of 48) and file sizes.
