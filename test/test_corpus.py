@@ -53,8 +53,10 @@ def test_a_later_batch_leaves_the_earlier_split_unchanged():
     assert [t.key for t in train if t.batch == 0] == [t.key for t in train0]
     assert any(t.batch == 1 for t in held) and len({t.key for t in every}) == len(every)
     assert not any(t.batch for t in Builder(load_schema(), 0, values_per_kind=50, max_batch=0).train_t)
-    up_to_1 = [t for t in every if t.batch <= 1]
-    assert any(t.batch == 2 for t in held) and split_templates(up_to_1, 0)[1] == [t for t in held if t.batch <= 1]
+    for batch in (1, 2):
+        upto = [t for t in every if t.batch <= batch]
+        assert any(t.batch == batch + 1 for t in held)
+        assert split_templates(upto, 0)[1] == [t for t in held if t.batch <= batch]
 
 
 def test_later_templates_never_repeat_an_earlier_sentence(monkeypatch):
@@ -69,7 +71,29 @@ def test_later_templates_never_repeat_an_earlier_sentence(monkeypatch):
                                                           "stop navigation now", "stop navigation"}
     monkeypatch.setattr(build, "LATER", {"stop": {"en": ["Stop [right now|]", "halt, robot [now|]"]}})
     monkeypatch.setattr(build, "BATCH2", {"stop": {"en": ["halt, robot", "robot, halt"]}})
-    assert [(t.text, t.batch) for t in later_templates(earlier)] == [("halt, robot [now|]", 1), ("robot, halt", 2)]
+    monkeypatch.setattr(build, "BATCH3", {"stop": {"en": ["robot, halt", "halt robot now"]}})
+    later = [(t.text, t.batch, t.index) for t in later_templates(earlier)]
+    n0 = len(build.T["stop"]["en"])  # later keys continue after the first batch's
+    assert later == [("halt, robot [now|]", 1, n0 + 1), ("robot, halt", 2, n0 + 3), ("halt robot now", 3, n0 + 5)]
+
+
+def test_kin_terms_are_weighted_up_on_the_train_side_only(schema):
+    """`kin_weight` draws train-side kin terms (妈妈, Mom) for training contacts; held-out contacts are untouched."""
+    from globalgen_ros.corpus import lexicon
+    from globalgen_ros.corpus.build import eval_value
+
+    b = Builder(schema, seed=0, values_per_kind=300, kin_weight=1.0)
+    assert "妈妈" in b.kin["zh"] and "Mom" in b.kin["en"] and "老婆" not in b.kin["zh"]  # 老婆 is a held-out value
+    rng = random.Random(0)
+    for lang, relations in (("zh", lexicon.ZH_RELATIONS), ("en", lexicon.EN_RELATIONS)):
+        train = [b.turn(rng, False, "call", lang)["slots"]["contact"] for _ in range(50)]
+        held = [b.turn(rng, True, "call", lang)["slots"]["contact"] for _ in range(50)]
+        kin = {v.casefold() for v in relations}
+        assert all(v.casefold() in kin and not eval_value(v) for v in train)
+        assert all(eval_value(v) for v in held) and not all(v.casefold() in kin for v in held)
+    base = Builder(schema, seed=0, values_per_kind=300)  # kin_weight 0: no extra draw, the old stream
+    assert sum(base.turn(random.Random(i), False, "call", "zh")["slots"]["contact"] in b.kin["zh"]
+               for i in range(50)) < 5
 
 
 def test_builder_is_seeded(schema):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from globalgen_ros.corpus import lexicon
 from globalgen_ros.corpus.batch2_templates import BATCH2
+from globalgen_ros.corpus.batch3_templates import BATCH3
 from globalgen_ros.corpus.later_templates import LATER
 from globalgen_ros.corpus.noise import add_noise, en_number, zh_number
 from globalgen_ros.corpus.templates import ENUM_SURFACE, NONE, NONE_REPLIES, RANDOM_ENUMS, T, reply
@@ -35,7 +36,7 @@ class Template:
     index: int
     text: str
     fixed: tuple = ()
-    batch: int = 0  # 0: T and NONE; 1: LATER; 2: BATCH2 (each split on its own: the earlier splits stay as they were)
+    batch: int = 0  # 0: T and NONE; 1: LATER; 2: BATCH2; 3: BATCH3 (each split on its own: earlier splits stay as they were)
 
     @property
     def key(self) -> str:
@@ -88,7 +89,7 @@ def later_templates(earlier: list[Template]) -> list[Template]:
     """The later batches' templates, minus any that can yield a sentence an earlier template yields (either split)."""
     taken = set().union(*(expansions(t.text) for t in earlier))
     out, written = [], {}  # written: (intent, lang) -> templates written so far, so every key stays unique
-    for batch, templates in enumerate((LATER, BATCH2), start=1):
+    for batch, templates in enumerate((LATER, BATCH2, BATCH3), start=1):
         for intent, by_lang in templates.items():
             for lang, items in by_lang.items():
                 base = written.setdefault((intent, lang), len(
@@ -130,8 +131,9 @@ def expand(rng: random.Random, text: str) -> str:
 
 
 class Builder:
-    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000, max_batch: int = 2):
-        self.schema, self.seed = schema, seed
+    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000, max_batch: int = 3,
+                 kin_weight: float = 0.0):
+        self.schema, self.seed, self.kin_weight = schema, seed, kin_weight
         self.train_t, self.eval_t = split_templates([t for t in all_templates() if t.batch <= max_batch], seed)
         rng = random.Random(seed)
         self.values: dict[tuple, dict[bool, list[str]]] = {}
@@ -140,6 +142,8 @@ class Builder:
                 pool = lexicon.value_pool(rng, lang, kind, values_per_kind)
                 self.values[(lang, kind)] = {False: [v for v in pool if not eval_value(v)],
                                              True: [v for v in pool if eval_value(v)]}
+        self.kin = {lang: [v for v in rel if not eval_value(v)]  # train-side kin terms and such, drawn at kin_weight
+                    for lang, rel in (("zh", lexicon.ZH_RELATIONS), ("en", lexicon.EN_RELATIONS))}
 
     def templates(self, held_out: bool, intent: str, lang: str) -> list[Template]:
         pool = self.eval_t if held_out else self.train_t
@@ -198,7 +202,10 @@ class Builder:
                 value = rng.choice(values)
             return rng.choice(ENUM_SURFACE[lang][name][value]), value
         kind = "location" if name == "location" else name
-        value = rng.choice(self.values[(lang, kind)][held_out])
+        if kind == "contact" and not held_out and self.kin_weight and rng.random() < self.kin_weight:
+            value = rng.choice(self.kin[lang])  # "妈妈", "Mom": otherwise one value among thousands
+        else:
+            value = rng.choice(self.values[(lang, kind)][held_out])
         if lang == "en" or value.isascii():
             value = lexicon.recase(rng, value)
         return value, value
@@ -230,11 +237,11 @@ def write_jsonl(path: Path, rows) -> int:
 
 
 def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 2000,
-          schema_path: str | None = None, max_batch: int = 2) -> dict:
+          schema_path: str | None = None, max_batch: int = 3, kin_weight: float = 0.05) -> dict:
     """Write train.jsonl (dialogues), eval.jsonl (cases) and natural.jsonl (cases) to `out`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    builder = Builder(load_schema(schema_path), seed, max_batch=max_batch)
+    builder = Builder(load_schema(schema_path), seed, max_batch=max_batch, kin_weight=kin_weight)
     rng = random.Random(seed + 1)
     n = write_jsonl(out / "train.jsonl", (builder.dialogue(rng) for _ in range(n_train)))
     rng = random.Random(seed + 2)
@@ -246,7 +253,7 @@ def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 
                       "reply": t["reply"], "template": t["template"]})
     write_jsonl(out / "eval.jsonl", cases)
     (out / "natural.jsonl").write_text(NATURAL_CASES.read_text(encoding="utf-8"), encoding="utf-8")
-    info = {"seed": seed, "max_batch": max_batch, "train_dialogues": n, "eval_cases": len(cases),
+    info = {"seed": seed, "max_batch": max_batch, "kin_weight": kin_weight, "train_dialogues": n, "eval_cases": len(cases),
             "train_templates": len(builder.train_t), "eval_templates": len(builder.eval_t)}
     (out / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     return info
@@ -259,11 +266,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train", type=int, default=150_000, help="number of training dialogues")
     parser.add_argument("--eval", type=int, default=2000, help="number of held-out eval cases")
     parser.add_argument("--schema", help="intent schema (default config/intents.yaml)")
-    parser.add_argument("--max-batch", type=int, default=2,
+    parser.add_argument("--max-batch", type=int, default=3,
                         help="use template batches up to this one (0: the corpus the v6 models were trained on; 1: "
-                             "v7's; default %(default)s: all)")
+                             "v7's; 2: v8's; default %(default)s: all)")
+    parser.add_argument("--kin-weight", type=float, default=0.05,
+                        help="share of training contact slots drawn from the kin terms (妈妈, Mom ...; train side "
+                             "only; 0 for the corpora of v8 and earlier)")
     args = parser.parse_args(argv)
-    print(json.dumps(build(args.out, args.seed, args.train, args.eval, args.schema, args.max_batch)))
+    print(json.dumps(build(args.out, args.seed, args.train, args.eval, args.schema, args.max_batch,
+                           args.kin_weight)))
     return 0
 
 
