@@ -101,10 +101,10 @@ def test_transformers_llama_matches_our_logits():
 
 
 def test_manifest_describes_the_model():
-    """The manifest records the recipe and the measured accuracy.
+    """The manifest records the recipe and the measured accuracy, at or above the targets (95 % intent, 90 % slots).
 
-    The floors guard against shipping a worse model. The slot floor is the issue's target (90 %); the intent
-    floor is not (95 %), which the shipped model does not reach robustly yet (docs/model.md, "Measured").
+    The floors guard against shipping a worse model: the held-out split's default sample and the 10,000-case
+    sample, in both languages (docs/model.md, "Measured").
     """
     manifest = json.loads((DEFAULT_MODEL / "manifest.json").read_text())
     assert (DEFAULT_MODEL / "model.int8.onnx").stat().st_size <= 40 * 2**20
@@ -112,11 +112,12 @@ def test_manifest_describes_the_model():
     assert manifest["eval"]["natural"]["n"] >= 60 and manifest["eval"]["fp32_vs_int8"]["prompts"] > 0
     held_out = manifest["eval"]["held_out"]
     assert held_out["n"] >= 1000
-    for lang in ("zh", "en"):
-        assert held_out["by_language"][lang]["intent_accuracy"] >= 0.94
-        assert held_out["by_language"][lang]["slot_accuracy"] >= 0.90
     larger = manifest["eval"]["held_out_10000_cases"]  # `model.report --also`: the same split, a larger sample
-    assert larger["n"] == 10_000 and larger["intent_accuracy"] >= 0.94 and larger["slot_accuracy"] >= 0.90
+    assert larger["n"] == 10_000
+    for sample in (held_out, larger):
+        for lang in ("zh", "en"):
+            assert sample["by_language"][lang]["intent_accuracy"] >= 0.95, (sample["n"], lang)
+            assert sample["by_language"][lang]["slot_accuracy"] >= 0.90, (sample["n"], lang)
 
 
 @pytest.mark.parametrize("damage, name", [
