@@ -69,3 +69,17 @@ def test_model_dir_resolution_order(monkeypatch, tmp_path):
     assert default_model_dir("/explicit") == default_model_dir("/explicit").__class__("/explicit")
     monkeypatch.delenv(ENV_MODEL_DIR)
     assert default_model_dir().parts[-2:] == ("models", "default")
+
+
+def test_installed_scripts_find_the_model_without_sourcing_ros(monkeypatch, tmp_path):
+    """Outside a checkout and with AMENT_PREFIX_PATH unset, the model installed under sys.prefix/share is used."""
+    from globalgen_ros.runtime import artifacts
+
+    monkeypatch.delenv(ENV_MODEL_DIR, raising=False)
+    monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)
+    monkeypatch.setattr(artifacts, "_REPO_ROOT", tmp_path / "site-packages")
+    monkeypatch.setattr(artifacts.sys, "prefix", str(tmp_path / "venv"))
+    assert default_model_dir() == tmp_path / "site-packages" / "models" / "default"  # nothing installed: named
+    installed = tmp_path / "venv" / "share" / "globalgen_ros" / "models" / "default"
+    installed.mkdir(parents=True)
+    assert default_model_dir() == installed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +38,7 @@ class ModelArtifacts:
 
 
 def default_model_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """Resolve the model directory: explicit path, $GLOBALGEN_MODEL_DIR, the checkout, then the ament share dir."""
+    """Resolve the model directory: explicit path, $GLOBALGEN_MODEL_DIR, the checkout, then the share dir."""
     if explicit:
         return Path(explicit).expanduser()
     if os.environ.get(ENV_MODEL_DIR):
@@ -56,6 +57,9 @@ def default_model_dir(explicit: str | os.PathLike | None = None) -> Path:
             pass
     except ImportError:
         pass
+    prefix_share = Path(sys.prefix) / "share" / "globalgen_ros" / "models" / "default"
+    if prefix_share.is_dir():  # the venv's console scripts run without AMENT_PREFIX_PATH (nothing is sourced)
+        return prefix_share
     return source_tree
 
 
