@@ -36,7 +36,7 @@ class Template:
     index: int
     text: str
     fixed: tuple = ()
-    batch: int = 0  # 0: T and NONE; 1: LATER; 2: BATCH2; 3: BATCH3 (each split on its own: earlier splits stay as they were)
+    batch: int = 0  # 0: T and NONE; 1: LATER; 2: BATCH2; 3: BATCH3 (each split on its own, after the earlier ones)
 
     @property
     def key(self) -> str:
@@ -253,8 +253,8 @@ def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 
                       "reply": t["reply"], "template": t["template"]})
     write_jsonl(out / "eval.jsonl", cases)
     (out / "natural.jsonl").write_text(NATURAL_CASES.read_text(encoding="utf-8"), encoding="utf-8")
-    info = {"seed": seed, "max_batch": max_batch, "kin_weight": kin_weight, "train_dialogues": n, "eval_cases": len(cases),
-            "train_templates": len(builder.train_t), "eval_templates": len(builder.eval_t)}
+    info = {"seed": seed, "max_batch": max_batch, "kin_weight": kin_weight, "train_dialogues": n,
+            "eval_cases": len(cases), "train_templates": len(builder.train_t), "eval_templates": len(builder.eval_t)}
     (out / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     return info
 
