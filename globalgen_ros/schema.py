@@ -24,6 +24,18 @@ class Slot:
     type: str
     values: tuple[str, ...] = ()
     optional: bool = False
+    min: float | None = None   # number slots: the smallest value a robot may act on
+    max: float | None = None
+    unit: str = ""             # said after the number in replies ("°C", "m")
+    label: tuple[tuple[str, str], ...] = ()  # (language, what to call the slot in a reply), e.g. ("zh", "温度")
+
+    def in_range(self, value: float) -> bool:
+        """Return True if `value` is within the slot's min/max (always True without a range)."""
+        return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+
+    def name_in(self, language: str) -> str:
+        """Return the slot's label in `language` ("zh" or "en"), or its name."""
+        return dict(self.label).get(language, self.name.replace("_", " "))
 
 
 @dataclass(frozen=True)
@@ -33,6 +45,7 @@ class Intent:
     description: str = ""
     requires_confirmation: bool = False
     safety: bool = False
+    confirm: tuple[tuple[str, str], ...] = ()  # (language, question asked before acting): ("en", "Call {contact}?")
 
     def slot(self, name: str) -> Slot:
         for s in self.slots:
@@ -78,6 +91,22 @@ class Schema:
                 problems.append(f"slot {name!r}: {value!r} is not a number")
         return problems
 
+    def out_of_range(self, intent: str, slots: dict[str, str]) -> list[Slot]:
+        """Return the number slots of (intent, slots) whose value is outside the schema's min/max."""
+        if intent not in self:
+            return []
+        out = []
+        for slot in self[intent].slots:
+            value = slots.get(slot.name)
+            if slot.type == "number" and value is not None:
+                try:
+                    number = float(value)
+                except ValueError:
+                    continue  # validate_output reports it
+                if not slot.in_range(number):
+                    out.append(slot)
+        return out
+
 
 def default_schema_path() -> Path:
     """Return config/intents.yaml of the source tree, or of the installed share/globalgen_ros."""
@@ -94,7 +123,7 @@ def _slot(where: str, name: str, spec) -> Slot:
         raise SchemaError(f"{where}: slot name {name!r} must match {NAME_RE.pattern}")
     if not isinstance(spec, dict):
         raise SchemaError(f"{where}.{name}: expected a mapping like {{type: text}}, got {spec!r}")
-    unknown = set(spec) - {"type", "values", "optional", "description"}
+    unknown = set(spec) - {"type", "values", "optional", "description", "min", "max", "unit", "label"}
     if unknown:
         raise SchemaError(f"{where}.{name}: unknown keys {sorted(unknown)}")
     kind = spec.get("type")
@@ -115,7 +144,23 @@ def _slot(where: str, name: str, spec) -> Slot:
     optional = spec.get("optional", False)
     if not isinstance(optional, bool):
         raise SchemaError(f"{where}.{name}: optional must be true or false")
-    return Slot(str(name), kind, tuple(values), optional)
+    bounds = {k: spec[k] for k in ("min", "max") if k in spec}
+    if bounds and kind != "number":
+        raise SchemaError(f"{where}.{name}: only number slots take min/max")
+    for k, v in bounds.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise SchemaError(f"{where}.{name}.{k}: must be a number, got {v!r}")
+    if len(bounds) == 2 and bounds["min"] > bounds["max"]:
+        raise SchemaError(f"{where}.{name}: min {bounds['min']} is greater than max {bounds['max']}")
+    return Slot(str(name), kind, tuple(values), optional, bounds.get("min"), bounds.get("max"),
+                str(spec.get("unit", "")), _per_language(f"{where}.{name}.label", spec.get("label", {})))
+
+
+def _per_language(where: str, value) -> tuple[tuple[str, str], ...]:
+    """Check a {language: text} mapping (languages zh, en) and return it as sorted pairs."""
+    if not isinstance(value, dict) or not all(k in ("zh", "en") and isinstance(v, str) for k, v in value.items()):
+        raise SchemaError(f"{where}: expected a mapping like {{en: ..., zh: ...}}, got {value!r}")
+    return tuple(sorted(value.items()))
 
 
 def _intent(name: str, spec) -> Intent:
@@ -125,7 +170,7 @@ def _intent(name: str, spec) -> Intent:
     spec = spec or {}
     if not isinstance(spec, dict):
         raise SchemaError(f"{where}: expected a mapping, got {spec!r}")
-    unknown = set(spec) - {"slots", "description", "requires_confirmation", "safety"}
+    unknown = set(spec) - {"slots", "description", "requires_confirmation", "safety", "confirm"}
     if unknown:
         raise SchemaError(f"{where}: unknown keys {sorted(unknown)}")
     slots = spec.get("slots") or {}
@@ -135,8 +180,15 @@ def _intent(name: str, spec) -> Intent:
     for k, v in flags.items():
         if not isinstance(v, bool):
             raise SchemaError(f"{where}.{k}: must be true or false, got {v!r}")
-    return Intent(str(name), tuple(_slot(f"{where}.slots", n, s) for n, s in slots.items()),
-                  str(spec.get("description", "")), **flags)
+    intent = Intent(str(name), tuple(_slot(f"{where}.slots", n, s) for n, s in slots.items()),
+                    str(spec.get("description", "")), **flags,
+                    confirm=_per_language(f"{where}.confirm", spec.get("confirm", {})))
+    for lang, question in intent.confirm:
+        try:
+            question.format(**{slot.name: "" for slot in intent.slots})
+        except (KeyError, IndexError, ValueError) as e:
+            raise SchemaError(f"{where}.confirm.{lang}: {question!r} names no slot of {name} ({e})") from None
+    return intent
 
 
 def parse_schema(data, path: str = "<schema>") -> Schema:

@@ -27,7 +27,8 @@ def intent(stamp, utterance_id: str, session_id: str, outcome: Outcome, schema) 
     return ActionIntent(stamp=stamp, utterance_id=utterance_id, session_id=session_id, name=outcome.intent,
                         slot_names=names, slot_values=[outcome.slots[name] for name in names],
                         confidence=float(min(max(outcome.confidence, 0.0), 1.0)),
-                        requires_confirmation=spec.requires_confirmation, safety=spec.safety, source=outcome.source)
+                        requires_confirmation=spec.requires_confirmation and outcome.confirmed is not True,
+                        safety=spec.safety, source=outcome.source)
 
 
 def stop_intent(stamp, utterance_id: str, session_id: str) -> ActionIntent:
@@ -41,8 +42,8 @@ def input_problem(text: str, max_chars: int) -> str:
     if not text.strip():
         return "empty transcript: nothing to answer (check the ASR output)"
     if len(text) > max_chars:
-        return (f"transcript too long: {len(text)} characters > input.max_chars={max_chars}; split it or raise "
-                "input.max_chars")
+        return (f"transcript too long: {len(text)} characters > input.max_chars={max_chars} (the denial-of-service "
+                "guard); split it or raise input.max_chars")
     if "\ufffd" in text:
         return ("transcript is not valid UTF-8 (rclpy replaced undecodable bytes by U+FFFD): fix the encoding of "
                 "the ASR output")

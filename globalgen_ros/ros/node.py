@@ -20,8 +20,8 @@ from std_msgs.msg import String
 
 from globalgen_ros.msg import Transcript
 from globalgen_ros.ros import params, qos, startup
-from globalgen_ros.ros.reflex import StopReflex
 from globalgen_ros.ros.service import Service
+from globalgen_ros.serving.reflex import StopReflex, load_words
 from globalgen_ros.watchdog.language import detect_language
 
 
@@ -32,7 +32,7 @@ class GlobalgenNode(LifecycleNode):
         super().__init__("globalgen_node", **kwargs)
         self.p = params.declare(self)
         self.add_post_set_parameters_callback(self._on_params_set)
-        self.reflex = StopReflex(self.p["reflex.phrases"])
+        self.reflex = StopReflex(load_words(self.p["reflex.words_path"] or None))
         self.service: Service | None = None
         self._input_group = MutuallyExclusiveCallbackGroup()  # transcripts: cheap work only
         self._timer_group = MutuallyExclusiveCallbackGroup()  # diagnostics
@@ -132,8 +132,8 @@ class GlobalgenNode(LifecycleNode):
         """Apply live parameter changes (already validated)."""
         for param in changed:
             self.p[param.name] = param.value
-        if any(param.name == "reflex.phrases" for param in changed):
-            self.reflex.configure(self.p["reflex.phrases"])
+        if any(param.name == "reflex.words_path" for param in changed):
+            self.reflex.configure(load_words(self.p["reflex.words_path"] or None))
         if self.service is not None:
             self.service.reconfigure()
 

@@ -11,14 +11,10 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
+from globalgen_ros.serving.reflex import ReflexWordsError, load_words
 from globalgen_ros.watchdog.cloud import parse_base_url
 
 STRATEGIES = ("ar", "parallel", "confident")
-DEFAULT_STOP_PHRASES = ["stop", "stop now", "stop stop", "emergency stop", "freeze", "halt", "abort",
-                        "stop moving", "stop the robot", "stop the car", "stop everything", "stop right there",
-                        "don't move", "do not move", "stand still", "hit the brakes", "brake",
-                        "停", "停下", "停车", "快停", "停止", "别动", "紧急停车", "急停",
-                        "停下来", "停住", "刹车", "不要动", "站住", "停止运动", "停止一切动作", "全部停止", "紧急制动"]
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
@@ -49,10 +45,12 @@ def _windows(v: list[int]) -> str:
     return ""
 
 
-def _phrases(v: list[str]) -> str:
-    if not v or any(not p.strip() for p in v):
-        return "must be a non-empty list of non-blank phrases (the safety reflex needs at least one)"
-    return "" if all(len(p) <= 64 for p in v) else "each phrase must be at most 64 characters"
+def _reflex_words(v: str) -> str:
+    try:
+        load_words(v or None)
+    except ReflexWordsError as exc:
+        return f"must name a readable reflex word list: {exc}"
+    return ""
 
 
 @dataclass
@@ -76,14 +74,19 @@ SPECS = [
     Spec("max_new_tokens", 64, "most tokens the edge model generates per reply", (1, 512)),
     Spec("queue.max_size", 16, "transcripts waiting for the model; beyond this they are REJECTED", (1, 10000),
          read_only=True),
-    Spec("input.max_chars", 2000, "longer transcripts are answered with ERROR", (1, 1_000_000)),
+    Spec("input.max_chars", 65536, "denial-of-service guard: longer transcripts are answered with ERROR (long ones "
+         "below it are deferred to the cloud)", (1, 1_000_000)),
     Spec("language.default", "en-US", "language when a transcript has none and it cannot be detected",
          check=_lang),
-    Spec("reflex.phrases", DEFAULT_STOP_PHRASES, "whole-utterance stop phrases (zh and en) that publish the stop "
-         "intent at once, without the model", check=_phrases),
+    Spec("reflex.words_path", "", "word lists of the stop reflex (stop, lead, filler, hazard, alarm words per "
+         "language); empty = the shipped config/reflex.yaml", check=_reflex_words),
     Spec("reflex.on_partial", True, "also fire the stop reflex on partial transcripts (earlier, may be spurious)"),
     Spec("reflex.cancel_pending", True, "a stop cancels the decode in flight and rejects requests received "
          "before it, so no motion intent is published after a stop"),
+    Spec("confirm.timeout_s", 10.0, "a question asked before a requires_confirmation intent (call) waits this long "
+         "for yes or no in its session; then it is cancelled", (0.5, 3600.0)),
+    Spec("confirm.words_path", "", "yes / no word lists of the confirmation; empty = the shipped config/confirm.yaml",
+         read_only=True),
     Spec("session.max_turns", 2, "most earlier turns of a session passed as context (0 = none); past it the "
          "history restarts from its latest half, so the turns in between reuse the session's cached K/V",
          (0, 256)),

@@ -15,9 +15,11 @@ from globalgen_ros.ros import answers, diagnostics, qos, startup
 from globalgen_ros.ros.cloud_pool import CloudPool
 from globalgen_ros.ros.sessions import Sessions
 from globalgen_ros.ros.worker import Job, Worker
+from globalgen_ros.serving.checks import check_answer
+from globalgen_ros.serving.confirm import Confirmations, load_words
 from globalgen_ros.watchdog.breaker import CircuitBreaker
 from globalgen_ros.watchdog.cloud import CloudClient
-from globalgen_ros.watchdog.language import APOLOGY, BUSY, NOT_UNDERSTOOD, STOPPING, say
+from globalgen_ros.watchdog.language import APOLOGY, BUSY, NOT_UNDERSTOOD, STOPPING, TOO_LONG, say
 from globalgen_ros.watchdog.supervisor import (
     DEFERRED,
     EDGE,
@@ -49,6 +51,8 @@ class Service:
         watchdog_config = startup.watchdog_config(p, self.assistant)
         self.watchdog = Watchdog(self.assistant, self.schema, self.cloud, watchdog_config)
         self.sessions = Sessions(p["session.max_turns"], p["session.max_sessions"], p["session.ttl_s"])
+        self.confirmations = Confirmations(self.schema, p["confirm.timeout_s"], load_words(p["confirm.words_path"]
+                                                                                            or None))
         self.stats = diagnostics.NodeStats(p["diagnostics.window"])
         depth = p["qos.depth"]
         self.pub_response = node.create_lifecycle_publisher(Response, "globalgen/response", qos.responses(depth))
@@ -102,6 +106,7 @@ class Service:
         self.breaker.configure(p["cloud.breaker_failures"], p["cloud.breaker_reset_s"])
         self.sessions.max_turns, self.sessions.ttl_s = p["session.max_turns"], p["session.ttl_s"]
         self.sessions.max_sessions = p["session.max_sessions"]
+        self.confirmations.timeout_s = p["confirm.timeout_s"]
 
     # ---- transcript callbacks (executor threads: cheap work only) -----------------------------------------
     def stop_reflex(self, received: float, text: str, is_final: bool, language: str, session_id: str,
@@ -116,6 +121,7 @@ class Service:
             fire = self.node.reflex.first_fire(utterance_id)
             if fire:
                 self.pub_intent.publish(answers.stop_intent(self._stamp(), utterance_id, session_id))
+                self.confirmations.cancel_all()  # nothing asked before a stop may be confirmed after it
         if fire:
             self.stats.record_stop((time.monotonic() - received) * 1000.0)
             self.log.warn(f"stop reflex: {text[:40]!r} ({utterance_id})")
@@ -127,7 +133,8 @@ class Service:
         job = Job(utterance_id, session_id, text, language, received, self.stop_epoch)
         problem = answers.input_problem(text, self.p["input.max_chars"])
         if problem:
-            self._finish(job, Outcome(ERROR, NODE, say(NOT_UNDERSTOOD, language), language, error=problem))
+            sentence = TOO_LONG if len(text) > self.p["input.max_chars"] else NOT_UNDERSTOOD
+            self._finish(job, Outcome(ERROR, NODE, say(sentence, language), language, error=problem))
         elif self.worker is None or not self.worker.submit(job):
             limit = self.p["queue.max_size"]
             self._finish(job, Outcome(REJECTED, NODE, say(BUSY, language), language,
@@ -143,6 +150,10 @@ class Service:
         try:
             if self._superseded(job):
                 self._reject(job, SUPERSEDED)
+                return
+            answer = self.confirmations.answer(job.session_id, job.text, job.language)
+            if answer is not None:  # yes / no to a question asked in this session (or to none: confirms nothing)
+                self._finish(job, answer)
                 return
             req = Request(job.text, job.language, self.sessions.history(job.session_id), job.session_id,
                           strategy=self.p["strategy"], max_new_tokens=self.p["max_new_tokens"])
@@ -169,7 +180,7 @@ class Service:
         limit = self.p["cloud.max_pending"]
         if self.pool is None or not self.pool.submit(job, lambda: self._cloud(job, req, deferral), limit):
             reason = f"{deferral.reason}; cloud busy (cloud.max_pending={limit} requests already waiting)"
-            self._finish(job, self.watchdog.fallback(req, reason), req)
+            self._finish(job, self.watchdog.fallback(req, reason, deferral), req)
 
     def _cloud(self, job: Job, req: Request, deferral: Deferral) -> None:
         try:
@@ -211,15 +222,23 @@ class Service:
         if answered and outcome.intent not in self.schema:
             outcome.error = f"intent {outcome.intent!r} is not in the schema: replaced by none"
             outcome.intent, outcome.slots = "none", {}
+        if answered and req is not None:  # a model's answer (edge or cloud): numbers said, ranges
+            outcome = check_answer(outcome, job.text, self.schema)
+            for note in outcome.notes:
+                self.log.info(f"{job.utterance_id}: {note}")
         with self._epoch_lock:  # decide and publish atomically with respect to a stop (see stop_reflex)
             if answered and outcome.source != REFLEX and self._superseded(job):
                 outcome, answered = Outcome(REJECTED, NODE, "", job.language, error=SUPERSEDED), False
+            if answered and self.confirmations.needs_asking(outcome):
+                outcome = self.confirmations.ask(job.session_id, outcome)  # "Call Mom?": act on "yes" only
             stamp = self._stamp()
             if answered and outcome.source != REFLEX:
                 self.pub_intent.publish(answers.intent(stamp, job.utterance_id, job.session_id, outcome,
                                                        self.schema))
-                if self.schema[outcome.intent].safety and self.p["reflex.cancel_pending"]:
-                    self.stop_epoch += 1  # a stop from the model also supersedes pending motion
+                if self.schema[outcome.intent].safety:
+                    self.confirmations.cancel_all()
+                    if self.p["reflex.cancel_pending"]:
+                        self.stop_epoch += 1  # a stop from the model also supersedes pending motion
         if answered and req is not None:
             self.sessions.add(job.session_id, Turn(job.text, outcome.text, outcome.raw))
         latency_ms = (time.monotonic() - job.received) * 1000.0

@@ -43,6 +43,8 @@ def system_prompt(schema) -> str:
 
 def _describe_slot(slot) -> str:
     kind = "|".join(slot.values) if slot.type == "enum" else slot.type
+    if slot.type == "number" and (slot.min is not None or slot.max is not None):
+        kind += f" {'' if slot.min is None else f'{slot.min:g}'}..{'' if slot.max is None else f'{slot.max:g}'}"
     return f"{slot.name}: {kind}{'?' if slot.optional else ''}"
 
 

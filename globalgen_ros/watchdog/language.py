@@ -12,6 +12,15 @@ STOPPING = {ZH: "好的，马上停下。", EN: "Stopping now."}
 BUSY = {ZH: "抱歉，我正忙，请稍后再说一遍。", EN: "Sorry, I'm busy. Please say that again in a moment."}
 NOT_UNDERSTOOD = {ZH: "抱歉，我没有听清。", EN: "Sorry, I didn't catch that."}
 DECLINED = {ZH: "抱歉，这个我做不到。", EN: "Sorry, I can't do that."}
+TOO_LONG = {ZH: "抱歉，这段话太长了，我处理不了，请分几次说。",
+            EN: "Sorry, that was too long for me. Please say it in parts."}
+CONFIRM = {ZH: "确定要这样做吗？请说“确认”或“取消”。", EN: "Shall I go ahead? Please say yes or no."}
+CANCELLED = {ZH: "好的，已取消。", EN: "Okay, cancelled."}
+NOTHING_TO_CONFIRM = {ZH: "现在没有需要确认的事。", EN: "There's nothing to confirm right now."}
+OUT_OF_RANGE = {ZH: "抱歉，{label}只能设在{min}到{max}{unit}之间，您说的是{value}{unit}。",
+                EN: "Sorry, {label} must be between {min} and {max} {unit}; you said {value}."}
+NUMBER_UNCLEAR = {ZH: "抱歉，我没听清{label}是多少，请再说一遍。",
+                  EN: "Sorry, I didn't get {label}. Please say it again."}
 
 
 def is_cjk(ch: str) -> bool:

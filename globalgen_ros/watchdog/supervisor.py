@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from globalgen_ros.assistant import ContextTooLong
 from globalgen_ros.watchdog.cloud import CloudClient, CloudError
@@ -56,12 +56,15 @@ class Outcome:
     forwards: int = 0
     ttft_ms: float = 0.0
     raw: str = ""
+    confirmed: bool | None = None  # None: not a confirmation matter; False: published as a question; True: confirmed
+    notes: list[str] = field(default_factory=list)  # what the checks changed (logged)
 
 
 @dataclass
 class Deferral:
     reason: str               # human-readable: which rule fired and with what numbers
     partial: str = ""         # edge text produced before the deadline (never published as final)
+    decline: Outcome | None = None  # the edge's own honest decline, answered when the cloud cannot be reached
 
 
 class Watchdog:
@@ -109,25 +112,39 @@ class Watchdog:
         if cfg.cloud_enabled and reply.confidence < cfg.min_confidence:
             return Deferral(f"low confidence: intent {reply.intent} at {reply.confidence:.2f} "
                             f"< watchdog.min_confidence={cfg.min_confidence:g}")
-        return Outcome(OK, EDGE, reply.text, req.language, intent=reply.intent,
-                       slots=dict(reply.slots), confidence=reply.confidence, strategy=reply.strategy,
-                       tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms, raw=reply.raw)
+        outcome = Outcome(OK, EDGE, reply.text, req.language, intent=reply.intent,
+                          slots=dict(reply.slots), confidence=reply.confidence, strategy=reply.strategy,
+                          tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms, raw=reply.raw)
+        if cfg.cloud_enabled and is_decline(outcome):  # an open question or a request outside the schema
+            return Deferral(f"declined on the edge ({reply.text!r})", decline=outcome)
+        return outcome
 
     def defer(self, req: Request, deferral: Deferral) -> Outcome:
         """Ask the cloud; on any failure return a FALLBACK apology in the user's language."""
         if not self.config.cloud_enabled or self.cloud is None:
-            return self.fallback(req, f"{deferral.reason}; cloud disabled (cloud.enabled is false)")
+            return self.fallback(req, f"{deferral.reason}; cloud disabled (cloud.enabled is false)", deferral)
         messages = build_messages(self.schema, req.text, req.language,
                                   [(turn.user, turn.reply) for turn in req.history])
         try:
             answer = parse_answer(self.cloud.chat(messages), self.schema, req.language)
-        except CloudError as exc:
-            return self.fallback(req, f"{deferral.reason}; cloud failed: {exc}")
+        except CloudError as exc:  # the edge's own decline, if it had one, beats a generic apology
+            return self.fallback(req, f"{deferral.reason}; cloud failed: {exc}", deferral)
         error = "; ".join([f"deferred: {deferral.reason}", *answer.notes])
         return Outcome(DEFERRED, CLOUD, answer.text, req.language, intent=answer.intent, slots=answer.slots,
                        confidence=1.0 if answer.trusted else 0.0, error=error,
                        strategy="cloud")
 
-    def fallback(self, req: Request, reason: str) -> Outcome:
-        """Return a FALLBACK outcome: a short apology in the user's language, `reason` as the error."""
+    def fallback(self, req: Request, reason: str, deferral: Deferral | None = None) -> Outcome:
+        """Return a FALLBACK outcome: the edge's decline or a short apology in the user's language; `reason` as the
+        error."""
+        if deferral is not None and deferral.decline is not None:
+            return replace(deferral.decline, status=FALLBACK, source=NODE, error=reason)
         return Outcome(FALLBACK, NODE, say(APOLOGY, req.language), req.language, error=reason, strategy="none")
+
+
+DECLINE_OPENERS = ("sorry", "抱歉", "对不起", "不好意思")
+
+
+def is_decline(outcome: Outcome) -> bool:
+    """Return True if the edge answered `none` with a decline ("Sorry, I can't …"), not small talk."""
+    return outcome.intent == "none" and outcome.text.strip().casefold().startswith(DECLINE_OPENERS)

@@ -1,0 +1,55 @@
+"""Numbers an utterance says, in digits or in words, parsed by the ecosystem's libraries.
+
+Chinese numerals (二十四, 两百, 二十二点五) are read by `cn2an`, English number words (twenty-one, forty five) by
+`text2num`; both turn them into digits inside the sentence, and the digits are then collected in order. A number
+slot may only hold one of these: "never a number not said".
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+from text_to_num import alpha2digit
+
+with warnings.catch_warnings():  # cn2an's dependency `proces` warns on import about its own regex tables
+    warnings.simplefilter("ignore")
+    import cn2an
+
+_DIGITS = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def to_digits(text: str) -> str:
+    """Return `text` with its Chinese and English number words written as digits."""
+    out = text
+    if _CJK.search(out):
+        try:
+            out = cn2an.transform(out, "cn2an")
+        except (ValueError, KeyError, IndexError):  # cn2an refuses some mixtures; the digits stay as they are
+            pass
+    if re.search(r"[A-Za-z]", out):
+        try:
+            out = alpha2digit(out, "en", threshold=0)
+        except (ValueError, RuntimeError):
+            pass
+    return out
+
+
+def canonical(number: str) -> str:
+    """Return a number as the schema writes it: "45", "22.5" (no trailing zeros, no leading zeros)."""
+    value = float(number)
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def numbers_said(text: str) -> list[str]:
+    """Return every number the utterance says, in order, canonical ("把温度调到四十五度" -> ["45"])."""
+    return [canonical(m.group()) for m in _DIGITS.finditer(to_digits(text))]
+
+
+def is_said(value: str, text: str) -> bool:
+    """Return True if the number `value` is one the utterance says."""
+    try:
+        return canonical(value) in numbers_said(text)
+    except ValueError:
+        return False

@@ -1,0 +1,62 @@
+"""Checks on every answer before a robot sees it: numbers the user said, and the schema's number ranges.
+
+Applied to edge and cloud answers alike. A number slot must hold a number the utterance says (in digits or in
+words); when the model wrote another one and the utterance says exactly one number, that one is used. A value
+outside the slot's `min`/`max` is never acted on: the answer becomes `none` with a reply that says the range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from globalgen_ros.grounding.numbers import canonical, is_said, numbers_said
+from globalgen_ros.watchdog.language import NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
+from globalgen_ros.watchdog.supervisor import Outcome
+
+
+def _lang(language: str) -> str:
+    return "zh" if base_language(language).startswith("zh") else "en"
+
+
+def _decline(outcome: Outcome, reply: str, note: str) -> Outcome:
+    return replace(outcome, intent="none", slots={}, text=reply, confirmed=None, notes=[*outcome.notes, note])
+
+
+def ground_numbers(outcome: Outcome, text: str, schema) -> Outcome:
+    """Keep only numbers the utterance says in number slots (or decline saying the number was not understood)."""
+    if outcome.intent not in schema:
+        return outcome
+    slots = dict(outcome.slots)
+    for slot in schema[outcome.intent].slots:
+        value = slots.get(slot.name)
+        if slot.type != "number" or value is None or is_said(value, text):
+            continue
+        said = sorted(set(numbers_said(text)))
+        if len(said) == 1:  # the reply repeats the slot verbatim: say the number that was said there too
+            slots[slot.name] = said[0]
+            outcome = replace(outcome, text=outcome.text.replace(value, said[0]),
+                              notes=[*outcome.notes, f"{slot.name}={value} was not said: {said[0]} was"])
+            continue
+        label = slot.name_in(_lang(outcome.language))
+        return _decline(outcome, say(NUMBER_UNCLEAR, outcome.language).format(label=label),
+                        f"{slot.name}={value} was not said (numbers said: {said or 'none'})")
+    return replace(outcome, slots=slots)
+
+
+def check_ranges(outcome: Outcome, schema) -> Outcome:
+    """Decline an answer whose number slot is outside the schema's range, with a reply that says the range."""
+    for slot in schema.out_of_range(outcome.intent, outcome.slots):
+        value = outcome.slots[slot.name]
+        lo = "" if slot.min is None else canonical(str(slot.min))
+        hi = "" if slot.max is None else canonical(str(slot.max))
+        label = slot.name_in(_lang(outcome.language))
+        reply = say(OUT_OF_RANGE, outcome.language).format(label=label, min=lo, max=hi, unit=slot.unit, value=value)
+        where = Path(schema.path).name or "the schema"
+        return _decline(outcome, reply, f"{slot.name}={value} is outside {lo}..{hi} ({where})")
+    return outcome
+
+
+def check_answer(outcome: Outcome, text: str, schema) -> Outcome:
+    """Apply every check to an answered outcome (edge or cloud)."""
+    return check_ranges(ground_numbers(outcome, text, schema), schema)

@@ -1,0 +1,134 @@
+"""Confirmation of risky intents within a session: ask first, act on "yes" only.
+
+An intent whose schema says `requires_confirmation` is published first as a question (flag set, reply "Call
+Mom?"); the session's next utterance decides: "yes / 好的 / 打吧" publishes the same intent with the flag cleared,
+"no / 取消 / 算了" cancels, anything else cancels and is answered as a new request, and the question expires
+after `timeout_s`. A lone "yes" with nothing pending confirms nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import yaml
+
+from globalgen_ros.serving.reflex import units
+from globalgen_ros.watchdog.language import CANCELLED, CONFIRM, NOTHING_TO_CONFIRM, base_language, say
+from globalgen_ros.watchdog.supervisor import NODE, OK, Outcome
+
+ANSWERS = ("yes", "no")
+
+
+class ConfirmWordsError(ValueError):
+    """The confirmation word lists are missing or malformed; the message names the file."""
+
+
+def default_words_path() -> Path:
+    """Return config/confirm.yaml of the source tree, or of the installed share/globalgen_ros."""
+    candidates = [Path(__file__).resolve().parents[2] / "config" / "confirm.yaml",
+                  Path(sys.prefix) / "share" / "globalgen_ros" / "config" / "confirm.yaml"]
+    return next((path for path in candidates if path.is_file()), candidates[0])
+
+
+def load_words(path: str | Path | None = None) -> dict[str, set[tuple[str, ...]]]:
+    """Read the yes / no / filler lists of every language, merged, as tuples of words."""
+    path = Path(path) if path else default_words_path()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        words: dict[str, set[tuple[str, ...]]] = {kind: set() for kind in (*ANSWERS, "filler")}
+        for lang, lists in data.items():
+            if lang != "version":
+                for kind, phrases in lists.items():
+                    words[kind] |= {tuple(u.text for u in units(str(p))) for p in phrases} - {()}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError, KeyError, TypeError) as e:
+        raise ConfirmWordsError(f"{path}: cannot read the confirmation word lists ({e.__class__.__name__}: {e})"
+                                ) from None
+    return words
+
+
+@dataclass
+class Pending:
+    outcome: Outcome     # the answer that asked (intent, slots, the model's own reply for after the "yes")
+    expires: float
+
+
+class Confirmations:
+    """Remember one pending question per session and decide what the next utterance of it means."""
+
+    def __init__(self, schema, timeout_s: float = 10.0, words: dict | None = None, max_sessions: int = 1024,
+                 clock: Callable[[], float] = time.monotonic):
+        self.schema, self.timeout_s, self.max_sessions, self.clock = schema, timeout_s, max_sessions, clock
+        self.words = words if words is not None else load_words()
+        self._pending: OrderedDict[str, Pending] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def classify(self, text: str) -> str | None:
+        """Return "yes" or "no" if the whole utterance is one of those answers, else None."""
+        words = [u.text for u in units(text)]
+        fillers = self.words["filler"]
+        while words:
+            for kind in ANSWERS:
+                if any(_repeats(words, phrase) for phrase in self.words[kind]):
+                    return kind
+            head = next((f for f in fillers if tuple(words[:len(f)]) == f), None)
+            tail = next((f for f in fillers if len(f) < len(words) and tuple(words[-len(f):]) == f), None)
+            if head is None and tail is None:
+                return None
+            words = words[len(head):] if head else words[:-len(tail)]
+        return None
+
+    def needs_asking(self, outcome: Outcome) -> bool:
+        """Return True if `outcome` is an answered intent whose schema asks for confirmation first."""
+        return (outcome.intent in self.schema and self.schema[outcome.intent].requires_confirmation
+                and outcome.confirmed is None)
+
+    def ask(self, session_id: str, outcome: Outcome) -> Outcome:
+        """Remember `outcome` for the session; return it as the question (flag set, the reply asks)."""
+        spec = self.schema[outcome.intent]
+        lang = "zh" if base_language(outcome.language).startswith("zh") else "en"
+        template = dict(spec.confirm).get(lang)
+        fields = {slot.name: outcome.slots.get(slot.name, "") for slot in spec.slots}
+        question = template.format(**fields) if template else say(CONFIRM, outcome.language)
+        with self._lock:
+            self._pending[session_id] = Pending(outcome, self.clock() + self.timeout_s)
+            self._pending.move_to_end(session_id)
+            while len(self._pending) > self.max_sessions:
+                self._pending.popitem(last=False)
+        return replace(outcome, text=question, confirmed=False)
+
+    def answer(self, session_id: str, text: str, language: str) -> Outcome | None:
+        """Return the outcome of a yes/no answer in the session, or None for anything else (which cancels)."""
+        kind = self.classify(text)
+        with self._lock:
+            pending = self._pending.pop(session_id, None)
+        if pending is not None and pending.expires < self.clock():
+            pending = None  # timed out: as if nothing were pending
+        if kind is None:
+            return None
+        if pending is None:
+            return Outcome(OK, NODE, say(NOTHING_TO_CONFIRM, language), language, strategy="confirm")
+        if kind == "no":
+            return Outcome(OK, NODE, say(CANCELLED, language), language, strategy="confirm")
+        return replace(pending.outcome, confirmed=True, strategy="confirm", tokens=0, forwards=0, ttft_ms=0.0)
+
+    def cancel_all(self) -> int:
+        """Forget every pending question (a stop command); return how many there were."""
+        with self._lock:
+            n = len(self._pending)
+            self._pending.clear()
+        return n
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+
+def _repeats(words: list[str], phrase: tuple[str, ...]) -> bool:
+    """Return True if `words` is `phrase` said one or more times ("yes yes", "好的好的")."""
+    n = len(phrase)
+    return len(words) % n == 0 and all(tuple(words[i:i + n]) == phrase for i in range(0, len(words), n))
