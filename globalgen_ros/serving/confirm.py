@@ -69,18 +69,11 @@ class Confirmations:
         self._lock = threading.Lock()
 
     def classify(self, text: str) -> str | None:
-        """Return "yes" or "no" if the whole utterance is one of those answers, else None."""
-        words = [u.text for u in units(text)]
-        fillers = self.words["filler"]
-        while words:
-            for kind in ANSWERS:
-                if any(_repeats(words, phrase) for phrase in self.words[kind]):
-                    return kind
-            head = next((f for f in fillers if tuple(words[:len(f)]) == f), None)
-            tail = next((f for f in fillers if len(f) < len(words) and tuple(words[-len(f):]) == f), None)
-            if head is None and tail is None:
-                return None
-            words = words[len(head):] if head else words[:-len(tail)]
+        """Return "yes" or "no" if the whole utterance is made of that answer's phrases and fillers, else None."""
+        words = tuple(u.text for u in units(text))
+        for kind in ANSWERS:
+            if words and _made_of(words, self.words[kind], self.words["filler"]):
+                return kind
         return None
 
     def needs_asking(self, outcome: Outcome) -> bool:
@@ -128,7 +121,14 @@ class Confirmations:
         return len(self._pending)
 
 
-def _repeats(words: list[str], phrase: tuple[str, ...]) -> bool:
-    """Return True if `words` is `phrase` said one or more times ("yes yes", "好的好的")."""
-    n = len(phrase)
-    return len(words) % n == 0 and all(tuple(words[i:i + n]) == phrase for i in range(0, len(words), n))
+def _made_of(words: tuple[str, ...], answers: set[tuple[str, ...]], fillers: set[tuple[str, ...]]) -> bool:
+    """Return True if `words` splits into answer phrases and fillers, at least one answer ("yeah, go ahead")."""
+    reach = {0: False}  # position -> an answer phrase was used to get there
+    for i in range(len(words)):
+        if i not in reach:
+            continue
+        for phrases, is_answer in ((answers, True), (fillers, False)):
+            for p in phrases:
+                if words[i:i + len(p)] == p:
+                    reach[i + len(p)] = reach.get(i + len(p), False) or reach[i] or is_answer
+    return reach.get(len(words), False)

@@ -1,0 +1,1 @@
+"""ROS-free serving rules: the stop reflex, confirmation, and the checks every answer passes."""

@@ -1,0 +1,183 @@
+"""The ROS-free serving rules: confirmation flows, number grounding and ranges, decline routing (no ROS traffic)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from globalgen_ros.grounding.numbers import is_said, numbers_said
+from globalgen_ros.schema import SchemaError, load_schema, parse_schema
+from globalgen_ros.serving.checks import check_answer
+from globalgen_ros.serving.confirm import Confirmations, ConfirmWordsError, load_words
+from globalgen_ros.watchdog.language import CANCELLED, NOTHING_TO_CONFIRM
+from globalgen_ros.watchdog.supervisor import CLOUD, DEFERRED, EDGE, NODE, OK, Outcome, is_decline
+
+SCHEMA = load_schema()
+ZH_DIGITS = "零一二三四五六七八九"
+
+
+def zh_number(n: int) -> str:
+    """Write 0-99 as Chinese numerals (the way people say them: 十二, 二十, 二十四)."""
+    if n < 10:
+        return ZH_DIGITS[n]
+    tens, ones = divmod(n, 10)
+    return ("" if tens == 1 else ZH_DIGITS[tens]) + "十" + (ZH_DIGITS[ones] if ones else "")
+
+
+EN_ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
+          "seventeen eighteen nineteen".split()
+EN_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def en_number(n: int) -> str:
+    """Write 0-99 in English words."""
+    if n < 20:
+        return EN_ONES[n]
+    tens, ones = divmod(n, 10)
+    return EN_TENS[tens] + (f" {EN_ONES[ones]}" if ones else "")
+
+
+def call(contact: str = "妈妈", language: str = "zh-CN", source: str = EDGE) -> Outcome:
+    return Outcome(OK if source == EDGE else DEFERRED, source, f"好的，正在呼叫{contact}。", language, intent="call",
+                   slots={"contact": contact}, confidence=0.9)
+
+
+def temperature(value: str, language: str = "en-US", text: str = "") -> Outcome:
+    return Outcome(OK, EDGE, text or f"Setting the temperature to {value} degrees.", language,
+                   intent="set_temperature", slots={"temperature": value}, confidence=0.9)
+
+
+# ---- confirmation ---------------------------------------------------------------------------------------------
+@pytest.fixture
+def clock():
+    return [100.0]
+
+
+@pytest.fixture
+def confirmations(clock):
+    return Confirmations(SCHEMA, timeout_s=10.0, clock=lambda: clock[0])
+
+
+@pytest.mark.parametrize("lang, contact, yes, question", [("zh-CN", "妈妈", "好的", "要呼叫妈妈吗？"),
+                                                          ("zh-CN", "王伟", "打吧", "要呼叫王伟吗？"),
+                                                          ("en-US", "Mom", "yes", "Call Mom?"),
+                                                          ("en-US", "Renée", "Yeah, go ahead.", "Call Renée?")])
+def test_ask_then_yes_publishes_the_same_intent_confirmed(confirmations, lang, contact, yes, question):
+    asked = confirmations.ask("s1", call(contact, lang))
+    assert asked.text == question and asked.confirmed is False and asked.intent == "call"
+    confirmed = confirmations.answer("s1", yes, lang)
+    assert confirmed.intent == "call" and confirmed.slots == {"contact": contact} and confirmed.confirmed is True
+    assert confirmed.text == f"好的，正在呼叫{contact}。" and confirmed.strategy == "confirm"
+    assert confirmations.answer("s1", yes, lang).intent == "none", "a second yes confirms nothing"
+
+
+@pytest.mark.parametrize("no", ["no", "No, cancel.", "never mind", "取消", "算了", "不用了", "别打了"])
+def test_no_cancels(confirmations, no):
+    confirmations.ask("s1", call())
+    outcome = confirmations.answer("s1", no, "zh-CN")
+    assert outcome.intent == "none" and outcome.text == CANCELLED["zh-CN"] and outcome.source == NODE
+    assert confirmations.answer("s1", "好的", "zh-CN").text == NOTHING_TO_CONFIRM["zh-CN"]
+
+
+def test_another_command_cancels_and_goes_to_the_model(confirmations):
+    confirmations.ask("s1", call())
+    assert confirmations.answer("s1", "导航到西单大悦城", "zh-CN") is None
+    assert confirmations.answer("s1", "好的", "zh-CN").text == NOTHING_TO_CONFIRM["zh-CN"]
+
+
+def test_timeout_cancels(confirmations, clock):
+    confirmations.ask("s1", call("Mom", "en-US"))
+    clock[0] += 10.5
+    outcome = confirmations.answer("s1", "yes", "en-US")
+    assert outcome.intent == "none" and outcome.text == NOTHING_TO_CONFIRM["en-US"]
+
+
+def test_lone_yes_and_other_sessions_confirm_nothing(confirmations):
+    assert confirmations.answer("s1", "yes", "en-US").intent == "none"
+    confirmations.ask("s1", call())
+    assert confirmations.answer("s2", "好的", "zh-CN").intent == "none", "a yes from another session"
+    assert confirmations.answer("s1", "好的", "zh-CN").intent == "call"
+
+
+def test_a_stop_cancels_every_question(confirmations):
+    confirmations.ask("a", call())
+    confirmations.ask("b", call("Mom", "en-US"))
+    assert confirmations.cancel_all() == 2 and len(confirmations) == 0
+    assert confirmations.answer("a", "好的", "zh-CN").intent == "none"
+
+
+@pytest.mark.parametrize("text", ["yes play some music", "好的导航到机场", "call mom", "", "yesterday", "不错"])
+def test_only_whole_answers_count(confirmations, text):
+    assert confirmations.classify(text) is None
+
+
+def test_needs_asking_only_for_unconfirmed_schema_intents(confirmations):
+    assert confirmations.needs_asking(call())
+    assert not confirmations.needs_asking(temperature("22"))
+    assert not confirmations.needs_asking(confirmations.answer("x", "yes", "en") or call())  # "nothing" is none
+
+
+def test_confirm_words_file_errors_name_the_file(tmp_path):
+    with pytest.raises(ConfirmWordsError, match="missing.yaml"):
+        load_words(tmp_path / "missing.yaml")
+
+
+# ---- numbers and ranges --------------------------------------------------------------------------------------
+@given(st.integers(0, 99), st.sampled_from(["zh", "en", "digits"]), st.integers(0, 99))
+def test_numbers_said_in_words_and_digits_are_found(n, form, distractor):
+    said = {"zh": zh_number(n), "en": en_number(n), "digits": str(n)}[form]
+    text = {"zh": f"{distractor}号门那边，把温度调到{said}度",
+            "en": f"at gate {distractor} set the temperature to {said}",
+            "digits": f"exit {distractor}, temperature {said}"}[form]
+    assert numbers_said(text) == [str(distractor), str(n)]
+    assert is_said(str(n), text) and is_said(str(distractor), text)
+
+
+@given(st.integers(0, 99), st.sampled_from(["zh-CN", "en-US"]))
+def test_range_is_enforced_never_clamped(n, language):
+    said = zh_number(n) if language == "zh-CN" else en_number(n)
+    text = f"把温度调到{said}度" if language == "zh-CN" else f"set the temperature to {said}"
+    outcome = check_answer(temperature(str(n), language), text, SCHEMA)
+    if 16 <= n <= 32:
+        assert outcome.intent == "set_temperature" and outcome.slots == {"temperature": str(n)}
+    else:
+        assert outcome.intent == "none" and outcome.slots == {}
+        assert "16" in outcome.text and "32" in outcome.text and str(n) in outcome.text
+
+
+@given(st.integers(0, 40), st.integers(0, 40))
+def test_a_number_not_said_is_never_published(said, written):
+    text = f"move forward {en_number(said)} meters"
+    outcome = Outcome(OK, CLOUD, f"Moving forward {written} metres.", "en-US", intent="robot_move",
+                      slots={"direction": "forward", "distance": str(written)})
+    checked = check_answer(outcome, text, SCHEMA)
+    if said <= 20:  # the one number said replaces the one written, and the reply says it too
+        assert checked.slots == {"direction": "forward", "distance": str(said)} and str(said) in checked.text
+    else:
+        assert checked.intent == "none" and "20" in checked.text
+
+
+def test_several_numbers_and_a_wrong_one_asks_again():
+    outcome = check_answer(temperature("25"), "take exit 12 then set the temperature to 21", SCHEMA)
+    assert outcome.intent == "none" and "temperature" in outcome.text and "again" in outcome.text
+
+
+def test_ranges_are_checked_in_the_schema():
+    base = {"intents": {"none": {}, "go": {"slots": {"d": {"type": "number", "min": 0, "max": 5}}}}}
+    assert parse_schema(base)["go"].slots[0].in_range(5) and not parse_schema(base)["go"].slots[0].in_range(5.5)
+    for bad, problem in [({"type": "text", "min": 1}, "only number slots"), ({"type": "number", "min": "a"}, "number"),
+                         ({"type": "number", "min": 3, "max": 1}, "greater than")]:
+        with pytest.raises(SchemaError, match=problem):
+            parse_schema({"intents": {"none": {}, "go": {"slots": {"d": bad}}}})
+    with pytest.raises(SchemaError, match="names no slot"):
+        parse_schema({"intents": {"none": {}, "go": {"confirm": {"en": "Go to {place}?"}}}})
+
+
+# ---- routing ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, declined", [("Sorry, I can't do that yet.", True),
+                                            ("抱歉，这个我暂时还做不到。", True),
+                                            ("Hello! How can I help you?", False), ("不客气。", False)])
+def test_declines_are_told_from_small_talk(text, declined):
+    assert is_decline(Outcome(OK, EDGE, text, "en-US")) is declined
+    assert not is_decline(Outcome(OK, EDGE, text, "en-US", intent="navigate"))
