@@ -17,13 +17,14 @@ from globalgen_ros.decoding.calibration import CostModel
 from globalgen_ros.decoding.datastore import NgramDatastore
 from globalgen_ros.decoding.engine import STRATEGIES, DecodeOptions, Decoder, GenerationStats
 from globalgen_ros.runtime.artifacts import ModelArtifactError, load_artifacts
-from globalgen_ros.runtime.constraints import HeaderConstraint, SchemaTries
-from globalgen_ros.runtime.format import detect_language, parse_output, prompt_tokens
+from globalgen_ros.runtime.constraints import ForcedPrefix, HeaderConstraint, SchemaTries
+from globalgen_ros.runtime.format import detect_language, header_tokens, parse_output, prompt_tokens
 from globalgen_ros.runtime.onnx_model import OnnxModel
 from globalgen_ros.runtime.tokenizer import Tokenizer, TokenizerError
 from globalgen_ros.schema import load_schema
 
 DRAFTS_FILE = "drafts.npz"
+NLU_DIR = "nlu"  # the understanding model inside a model directory (globalgen_ros/understanding/)
 MAX_TEXT_CHARS = 1000
 
 __all__ = ["Assistant", "CacheConfig", "ContextTooLong", "InputError", "ModelArtifactError", "Reply"]
@@ -53,6 +54,8 @@ class Reply:
     raw: str                   # decoded model output (header + reply)
     stats: GenerationStats = field(repr=False, default_factory=GenerationStats)
     token_ids: list[int] = field(repr=False, default_factory=list)  # generated token ids (<|end|> included)
+    understanding_ms: float = 0.0  # time the understanding model took (0: the decoder decided the header)
+    header: str = "decoder"        # who decided intent and slots: understanding | understanding+copy | decoder
 
 
 def check_text(text: str | bytes) -> str:
@@ -108,16 +111,42 @@ def decoding_options(strategy: str, options: dict) -> DecodeOptions:
     return DecodeOptions(strategy=strategy, **options)
 
 
+def load_understanding(model_root, understanding: str | bool, threads: int):
+    """Return the understanding model of a model directory (or of the given directory), or None."""
+    from pathlib import Path
+
+    if understanding is False:
+        return None
+    path = Path(model_root) / NLU_DIR if understanding is True else Path(understanding)
+    if understanding is True and not (path / "nlu.json").is_file():
+        return None
+    from globalgen_ros.understanding.predict import Understanding
+
+    try:
+        return Understanding(path, threads=threads)
+    except (OSError, ValueError, KeyError) as e:
+        raise ModelArtifactError(f"{path}: the understanding model cannot be loaded ({e}); restore it or pass "
+                                 f"understanding=False") from None
+
+
 class Assistant:
     """Answer transcripts with the on-board model: constrained intent header, then a spoken reply."""
 
     def __init__(self, model_dir: str | None = None, *, schema_path: str | None = None,
                  strategy: str = "parallel", threads: int = 1, calibration: str | None = "measure",
-                 history_replies: int = 256, cache: CacheConfig | dict | None = None, **decoding_opts):
-        """Load and check the model; `calibration`: "measure" (time forwards now), a JSON file, or None."""
+                 history_replies: int = 256, cache: CacheConfig | dict | None = None,
+                 understanding: str | bool = True, min_confidence: float | None = None, **decoding_opts):
+        """Load and check the model; `calibration`: "measure" (time forwards now), a JSON file, or None.
+
+        understanding: True uses the model directory's `nlu/` when it has one (intent and slots from the
+        understanding model, the reply from the decoder), False never, a path that directory. min_confidence:
+        below it the understanding model's intent is declined (`none`); None: the value measured at training."""
         self.options = decoding_options(strategy, decoding_opts)
         self.artifacts = load_artifacts(model_dir)
         self.schema = load_schema(schema_path)
+        self.understanding = load_understanding(self.artifacts.root, understanding, threads)
+        self.min_confidence = (min_confidence if min_confidence is not None else
+                               getattr(self.understanding, "min_confidence", 0.0))
         try:
             self.tokenizer = Tokenizer(self.artifacts.path("tokenizer.json"))
         except TokenizerError as e:
@@ -172,6 +201,8 @@ class Assistant:
         t0 = time.perf_counter()
         text = check_text(text)
         tok = self.tokenizer
+        nlu = self.understanding.predict(text) if self.understanding is not None else None
+        nlu_ms = (time.perf_counter() - t0) * 1e3 if nlu is not None else 0.0
         expected = min(max_new_tokens, self.cache.config.expected_reply)
         on_tokens = self._streamer(on_text) if on_text else None
         with self._lock:
@@ -182,6 +213,9 @@ class Assistant:
                                      f"do not fit the largest context window ({self.cache.capacity} tokens); defer "
                                      f"it to the cloud model or shorten the transcript")
             constraint = HeaderConstraint(self.schema, tok, ctx.user_ids, self.schema_tries)
+            header = "decoder"
+            if nlu is not None:
+                nlu, constraint, header = self._forced_header(nlu, constraint, ctx.user_ids)
             gen = self.decoder.generate(ctx.ids, constraint=constraint, strategy=strategy,
                                         max_new_tokens=min(max_new_tokens, self.cache.capacity - len(ctx.ids)),
                                         on_tokens=on_tokens, deadline=deadline, cancel=cancel)
@@ -195,12 +229,53 @@ class Assistant:
         raw = tok.decode(body)
         parsed = parse_output(raw)
         valid = parsed.intent in self.schema and not self.schema.validate_output(parsed.intent, parsed.slots)
+        confidence = gen.stats.first_prob if valid else 0.0
+        if valid and header == "understanding":  # the exact words said, as the understanding model found them
+            parsed.slots, confidence = dict(nlu["slots"]), nlu["confidence"]
+            parsed.reply = self._checked_reply(text, parsed.intent, parsed.slots, parsed.reply)
+        elif valid and header == "understanding+copy":
+            confidence = nlu["confidence"]
         return Reply(intent=parsed.intent if valid else "none", slots=parsed.slots if valid else {},
                      text=parsed.reply, language=detect_language(text),
-                     confidence=gen.stats.first_prob if valid else 0.0, tokens=len(gen.tokens),
+                     confidence=confidence, tokens=len(gen.tokens),
                      forwards=gen.stats.forwards, latency_ms=(time.perf_counter() - t0) * 1e3,
                      ttft_ms=gen.stats.ttft_ms, finish_reason=gen.finish_reason,
-                     strategy=gen.stats.strategy, raw=raw, stats=gen.stats, token_ids=gen.tokens)
+                     strategy=gen.stats.strategy, raw=raw, stats=gen.stats, token_ids=gen.tokens,
+                     understanding_ms=nlu_ms, header=header)
+
+    def _checked_reply(self, text: str, intent: str, slots: dict[str, str], reply: str) -> str:
+        """Return the decoder's reply if it is in the user's language and repeats every text slot verbatim, else
+        the corpus's reply template for the intent (when it has one)."""
+        lang = detect_language(text)
+        texts = [v for k, v in slots.items() if self.schema[intent].slot(k).type == "text"]
+        if detect_language(reply) == lang and all(v.casefold() in reply.casefold() for v in texts):
+            return reply
+        from globalgen_ros.corpus.templates import reply as template_reply
+
+        try:
+            return template_reply(intent, lang, slots)
+        except (KeyError, IndexError):  # an intent the corpus has no reply for: keep the decoder's
+            return reply
+
+    def _forced_header(self, nlu: dict, constraint: HeaderConstraint, user_ids: list[int]):
+        """Force the header the understanding model decided; return (nlu, constraint, who decided the header).
+
+        Below min_confidence an intent is declined (`none`). A text value that is not a token span of the
+        decoder's prompt leaves the slots to the decoder's schema-constrained copy, behind the forced intent."""
+        tok = self.tokenizer
+        if nlu["intent"] != "none" and nlu["confidence"] < self.min_confidence:
+            nlu = dict(nlu, intent="none", slots={}, declined=nlu["intent"])
+        intent, slots = nlu["intent"], nlu["slots"]
+        if intent not in self.schema:
+            return nlu, constraint, "decoder"
+        required = {s.name for s in self.schema[intent].slots if not s.optional}
+        try:
+            if self.schema.validate_output(intent, slots) or not required <= set(slots):
+                raise ValueError("slots incomplete")
+            prefix = header_tokens(tok, self.schema, intent, slots, user_ids) + [tok.reply]
+            return nlu, ForcedPrefix(constraint, prefix), "understanding"
+        except ValueError:
+            return nlu, ForcedPrefix(constraint, [tok.intent] + tok.encode(intent)), "understanding+copy"
 
     def save_pending(self) -> None:
         """File the K/V of the last turn answered with save_later=True (nothing if there is none)."""

@@ -1,7 +1,8 @@
 """A real OpenAI-compatible chat-completions HTTP server on 127.0.0.1 for the cloud tests.
 
 It answers POST /v1/chat/completions the way vLLM or Ollama do; what the content says is set per test
-(`server.reply`), and so is its misbehaviour (`server.mode`: ok, slow, garbage_body, http_500, flaky).
+(`server.reply`), and so is its misbehaviour (`server.mode`: ok, slow, garbage_body, http_500, flaky, trickle
+(the body a byte at a time), nested (a body nested 100,000 deep), http_400_echo (a 400 echoing the headers)).
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(500, b'{"error": "internal"}')
         if mode == "garbage_body":
             return self._send(200, b"\x00\xffnot json at all")
+        if mode == "nested":
+            return self._send(200, b"[" * 100_000 + b"]" * 100_000)
+        if mode == "http_400_echo":
+            return self._send(400, json.dumps({"error": "bad request", "headers": dict(self.headers)}).encode())
+        if mode == "trickle":
+            return self._trickle(b'{"choices": [{"message": {"content": "' + b"x" * 200 + b'"}}]}')
         content = srv.reply if isinstance(srv.reply, str) else json.dumps(srv.reply, ensure_ascii=False)
         answer = {"id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()),
                   "model": srv.requests[-1]["body"].get("model", ""),
@@ -41,6 +48,18 @@ class _Handler(BaseHTTPRequestHandler):
                                "message": {"role": "assistant", "content": content}}],
                   "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}
         self._send(200, json.dumps(answer, ensure_ascii=False).encode("utf-8"))
+
+    def _trickle(self, payload: bytes) -> None:
+        try:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            for i in range(len(payload)):
+                self.wfile.write(payload[i:i + 1])
+                self.wfile.flush()
+                time.sleep(self.server.delay_s)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def _send(self, status: int, payload: bytes) -> None:
         try:

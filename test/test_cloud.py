@@ -7,7 +7,7 @@ from cloud_server import ChatServer, closed_port_url
 
 from globalgen_ros.schema import load_schema
 from globalgen_ros.watchdog.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
-from globalgen_ros.watchdog.cloud import CloudClient, CloudConfig, CloudError, parse_base_url
+from globalgen_ros.watchdog.cloud import CloudClient, CloudConfig, CloudError, api_key, parse_base_url
 from globalgen_ros.watchdog.cloud_format import build_messages, clean_text, parse_answer
 
 SCHEMA = load_schema()
@@ -58,6 +58,59 @@ def test_slow_server_times_out(server):
     server.mode, server.delay_s = "slow", 2.0
     with pytest.raises(CloudError, match="timed out"):
         client(server.base_url, timeout_s=0.3).chat([{"role": "user", "content": "hi"}])
+
+
+def test_a_trickling_body_ends_at_the_deadline(server):
+    """Each byte arrives well within timeout_s, but the whole answer would take ~13 s: the call ends at 1 s."""
+    import time
+
+    server.mode, server.delay_s = "trickle", 0.05
+    start = time.monotonic()
+    with pytest.raises(CloudError, match="deadline_s=1"):
+        client(server.base_url, timeout_s=2.0, deadline_s=1.0, retries=3).chat([{"role": "user", "content": "x"}])
+    assert time.monotonic() - start < 2.0
+
+
+def test_a_deeply_nested_body_is_a_failure_the_breaker_counts(server):
+    server.mode = "nested"
+    breaker = CircuitBreaker(1, 0.05)
+    c = client(server.base_url, breaker=breaker)
+    for _ in range(3):  # the probe after reset_s fails the same way: the circuit never sticks half-open
+        with pytest.raises(CloudError, match="not JSON|could not be read"):
+            c.chat([{"role": "user", "content": "x"}])
+        assert breaker.state == OPEN
+        import time
+        time.sleep(0.06)
+    server.mode = "ok"
+    assert "Hello" in c.chat([{"role": "user", "content": "x"}]) and breaker.state == CLOSED
+
+
+@pytest.mark.parametrize("value, problem", [("sk-ok\r\n", None), ("  sk-ok  ", None), ("sk-a\nb", "line break"),
+                                            ("sk-é€", "Latin-1"), ("", None)])
+def test_malformed_keys_are_refused_by_name_never_by_value(monkeypatch, server, value, problem):
+    monkeypatch.setenv("GG_TEST_CLOUD_KEY", value)
+    if problem is None:
+        assert api_key("GG_TEST_CLOUD_KEY") == value.strip()
+        client(server.base_url).chat([{"role": "user", "content": "x"}])
+        sent = server.requests[-1]["headers"].get("Authorization")
+        assert sent == (f"Bearer {value.strip()}" if value.strip() else None)
+        return
+    with pytest.raises(CloudError, match=problem) as info:
+        client(server.base_url).chat([{"role": "user", "content": "x"}])
+    assert "GG_TEST_CLOUD_KEY" in str(info.value) and value.strip() not in str(info.value) and "sk-" not in str(
+        info.value)
+
+
+def test_error_bodies_and_url_credentials_are_not_repeated(server, monkeypatch):
+    monkeypatch.setenv("GG_TEST_CLOUD_KEY", "sk-secret-777")
+    server.mode = "http_400_echo"
+    with pytest.raises(CloudError) as info:
+        client(server.base_url).chat([{"role": "user", "content": "x"}])
+    assert "HTTP 400" in str(info.value) and "sk-secret-777" not in str(info.value)
+    url = closed_port_url().replace("http://", "http://user:hunter2@")
+    with pytest.raises(CloudError) as info:
+        client(url).chat([{"role": "user", "content": "x"}])
+    assert "hunter2" not in str(info.value) and "user" not in str(info.value)
 
 
 def test_retry_after_server_error(server):

@@ -1,8 +1,12 @@
 """`globalgen eval CASES.jsonl`: intent and slot accuracy of the on-board model on labelled cases.
 
-Each line of CASES.jsonl is {"text": ..., "intent": ..., "slots": {...}} (optionally "lang": "zh" | "en").
-A case's slots are correct when the predicted slots equal the expected ones exactly (all of them, none extra),
-compared case-insensitively with surrounding spaces and punctuation ignored.
+Each line of CASES.jsonl is {"text": ..., "intent": ..., "slots": {...}} (optionally "lang": "zh" | "en" and
+"kind": a label to report separately, e.g. casual, names, oos). A case's slots are correct when the predicted
+slots equal the expected ones exactly (all of them, none extra), compared case-insensitively with surrounding
+spaces and punctuation ignored. Cases are answered the way the node answers them: the stop reflex first, then
+the model, then the answer checks (numbers said, ranges); `--model-only` skips the reflex and the checks.
+Trust measures per language and kind: decline rate (cases whose answer is `none`), numbers not said, Latin
+spans cut inside a word, motion intents where a decline was right, false stops.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from pathlib import Path
 from globalgen_ros.runtime.format import detect_language
 
 PUNCT = " \t.,!?;:。，！？；：、\"'“”‘’"
+MOTION = {"navigate", "robot_move", "robot_go_to", "robot_pick", "robot_place"}
+NUMBER_SLOTS = {"temperature", "distance"}  # refined from the schema when one is given to trust()
 
 
 class CasesError(ValueError):
@@ -33,6 +39,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--strategy", default="ar", help="decoding strategy (default ar: plain constrained greedy)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--limit", type=int, help="evaluate only the first N cases")
+    p.add_argument("--model-only", action="store_true", help="the model's answers without the reflex and checks")
     return p
 
 
@@ -87,6 +94,40 @@ def template_ci95(pairs: list[tuple[dict, dict]], resamples: int = 2000) -> list
     return [round(float(q), 4) for q in np.percentile(acc, [2.5, 97.5])]
 
 
+def cuts_a_word(text: str, value: str) -> bool:
+    """Return True if `value` occurs in `text` only with a Latin word cut at one of its ends ("Ren" of Renée)."""
+    low, v = text.casefold(), value.casefold().strip()
+    starts = [i for i in range(len(low)) if low.startswith(v, i)] if v else []
+
+    def joined(a: int, b: int) -> bool:  # the characters at a and b belong to one Latin word
+        return 0 <= a and b < len(low) and all(low[k].isalpha() and not _cjk(low[k]) for k in (a, b))
+
+    return bool(starts) and all(joined(i - 1, i) or joined(i + len(v) - 1, i + len(v)) for i in starts)
+
+
+def _cjk(ch: str) -> bool:
+    return detect_language(ch) == "zh"
+
+
+def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS) -> dict:
+    """Return the trust measures of (case, prediction) pairs (see the module docstring)."""
+    from globalgen_ros.grounding.numbers import is_said
+
+    gold_none = [(c, p) for c, p in pairs if c["intent"] == "none"]
+    stops = [(c, p) for c, p in pairs if c["intent"] == "stop"]
+    return {
+        "decline_rate": round(sum(p["intent"] == "none" for _, p in gold_none) / len(gold_none), 4)
+        if gold_none else None,
+        "motion_where_decline": sum(p["intent"] in MOTION for _, p in gold_none),
+        "false_stops": sum(p["intent"] == "stop" for c, p in pairs if c["intent"] != "stop"),
+        "stop_recall": round(sum(p["intent"] == "stop" for _, p in stops) / len(stops), 4) if stops else None,
+        "numbers_not_said": sum(not is_said(v, c["text"]) for c, p in pairs for k, v in p["slots"].items()
+                                if k in number_slots),
+        "latin_spans_cut": sum(cuts_a_word(c["text"], v) for c, p in pairs for k, v in p["slots"].items()
+                               if k not in number_slots and not _cjk(v[:1] or "a")),
+    }
+
+
 def score(cases: list[dict], predictions: list[dict]) -> dict:
     """Return n, intent_accuracy (with a template-resampled 95 % interval), slot_accuracy, overall and per language."""
     def block(pairs) -> dict:
@@ -94,7 +135,7 @@ def score(cases: list[dict], predictions: list[dict]) -> dict:
         intent = sum(c["intent"] == p["intent"] for c, p in pairs)
         slots = sum(slots_match(c["slots"], p["slots"]) for c, p in pairs)
         with_slots = [(c, p) for c, p in pairs if c["slots"]]
-        return {"n": n, "intent_accuracy": round(intent / n, 4) if n else 0.0,
+        return {"n": n, "intent_accuracy": round(intent / n, 4) if n else 0.0, **trust(pairs),
                 "intent_accuracy_ci95": template_ci95(pairs),
                 "slot_accuracy": round(slots / n, 4) if n else 0.0,
                 "slot_accuracy_cases_with_slots": (round(sum(slots_match(c["slots"], p["slots"])
@@ -107,16 +148,49 @@ def score(cases: list[dict], predictions: list[dict]) -> dict:
     out = block(pairs)
     out["by_language"] = {lang: block([(c, p) for c, p in pairs if c["lang"] == lang])
                           for lang in sorted({c["lang"] for c in cases})}
+    kinds = sorted({c["kind"] for c in cases if c.get("kind")})
+    if kinds:
+        out["by_kind"] = {f"{kind}/{lang}": block([(c, p) for c, p in pairs if c.get("kind") == kind
+                                                   and c["lang"] == lang])
+                          for kind in kinds for lang in sorted({c["lang"] for c in cases if c.get("kind") == kind})}
     return out
 
 
 def report_text(result: dict) -> str:
-    rows = [("all", result)] + list(result["by_language"].items())
-    lines = [f"{'split':<6} {'n':>6} {'intent':>8} {'slots':>8} {'exact':>8}"]
+    rows = [("all", result)] + list(result["by_language"].items()) + list(result.get("by_kind", {}).items())
+    lines = [f"{'split':<28} {'n':>5} {'intent':>8} {'slots':>8} {'exact':>8} {'decline':>8} {'motion':>6} "
+             f"{'f.stop':>6} {'num!':>5} {'cut':>4}"]
     for name, r in rows:
-        lines.append(f"{name:<6} {r['n']:>6} {r['intent_accuracy']:>8.2%} {r['slot_accuracy']:>8.2%} "
-                     f"{r['exact']:>8.2%}")
+        decline = f"{r['decline_rate']:.1%}" if r["decline_rate"] is not None else "-"
+        lines.append(f"{name:<28} {r['n']:>5} {r['intent_accuracy']:>8.2%} {r['slot_accuracy']:>8.2%} "
+                     f"{r['exact']:>8.2%} {decline:>8} {r['motion_where_decline']:>6} {r['false_stops']:>6} "
+                     f"{r['numbers_not_said']:>5} {r['latin_spans_cut']:>4}")
     return "\n".join(lines)
+
+
+def model_answer(assistant, text: str) -> dict:
+    """Return the model's own answer to `text` as a prediction row."""
+    r = assistant.respond(text)
+    return {"text": text, "intent": r.intent, "slots": r.slots, "response": r.text, "confidence": r.confidence}
+
+
+def node_rules(assistant):
+    """Return a function answering a text as globalgen_node does: reflex, model, answer checks."""
+    from globalgen_ros.serving.checks import check_answer
+    from globalgen_ros.serving.reflex import StopReflex
+    from globalgen_ros.watchdog.supervisor import EDGE, OK, Outcome
+
+    reflex = StopReflex()
+
+    def answer(text: str) -> dict:
+        if reflex.matches(text):
+            return {"text": text, "intent": "stop", "slots": {}, "response": "", "source": "reflex"}
+        row = model_answer(assistant, text)
+        lang = "zh-CN" if detect_language(text) == "zh" else "en-US"
+        checked = check_answer(Outcome(OK, EDGE, row["response"], lang, intent=row["intent"], slots=row["slots"]),
+                               text, assistant.schema)
+        return dict(row, intent=checked.intent, slots=checked.slots, response=checked.text, notes=checked.notes)
+    return answer
 
 
 def progress(items: list, quiet: bool):
@@ -140,10 +214,10 @@ def run(args) -> int:
         print(f"globalgen eval: {e}", file=sys.stderr)
         return 2
     predictions = []
+    answer = (lambda text: model_answer(assistant, text)) if args.model_only else node_rules(assistant)
     for case in progress(cases, quiet=args.json):
         try:
-            r = assistant.respond(case["text"])
-            predictions.append({"text": case["text"], "intent": r.intent, "slots": r.slots, "response": r.text})
+            predictions.append(answer(case["text"]))
         except InputError as e:
             predictions.append({"text": case["text"], "intent": "", "slots": {}, "response": "", "error": str(e)})
     result = score(cases, predictions)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from globalgen_ros.ros.worker import Job
 
@@ -37,10 +37,18 @@ class CloudPool:
         with self._lock:
             self._jobs.pop(future, None)
 
-    def stop(self, reject: Callable[[Job], None]) -> None:
-        """Reject the jobs not started yet, wait for the ones talking to the cloud."""
+    def stop(self, reject: Callable[[Job], None], wait_s: float = 2.0) -> None:
+        """Reject the jobs not started yet; give the ones talking to the cloud `wait_s` to finish, then reject
+        them too (Job.claim drops their late answer), so stopping returns within a bound."""
         with self._lock:
-            cancelled = [job for future, job in self._jobs.items() if future.cancel()]
-        for job in cancelled:
-            reject(job)
-        self._executor.shutdown(wait=True)
+            jobs = list(self._jobs.items())
+        # cancel() runs the done-callback, which takes the lock: never call it while holding the lock
+        running = [(future, job) for future, job in jobs if not future.cancel()]
+        for future, job in jobs:
+            if future.cancelled():
+                reject(job)
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        wait([future for future, _ in running], timeout=wait_s)
+        for future, job in running:
+            if not future.done():
+                reject(job)

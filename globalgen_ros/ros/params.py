@@ -98,12 +98,17 @@ SPECS = [
          "start of the edge decode)", (1.0, 600000.0)),
     Spec("watchdog.min_confidence", 0.0, "defer when the intent confidence is below this (0 = never; only with "
          "cloud.enabled)", (0.0, 1.0)),
-    Spec("cloud.enabled", False, "use the OpenAI-compatible endpoint for deferred requests (else FALLBACK)"),
-    Spec("cloud.base_url", "http://127.0.0.1:8000/v1", "OpenAI-compatible base URL (…/v1)", check=_url),
+    Spec("cloud.enabled", False, "use the OpenAI-compatible endpoint for deferred requests (else FALLBACK); "
+         "read-only, like the URL and the key variable, so no participant of the DDS domain can redirect the key",
+         read_only=True),
+    Spec("cloud.base_url", "http://127.0.0.1:8000/v1", "OpenAI-compatible base URL (…/v1)", check=_url,
+         read_only=True),
     Spec("cloud.model", "default", "model name sent to the endpoint"),
     Spec("cloud.api_key_env", "GLOBALGEN_CLOUD_API_KEY", "NAME of the environment variable holding the API key "
-         "(the key itself never appears in parameters or logs); empty = no key", check=_env),
+         "(the key itself never appears in parameters or logs); empty = no key", check=_env, read_only=True),
     Spec("cloud.timeout_s", 5.0, "bound on connecting and on each read of one attempt", (0.05, 300.0)),
+    Spec("cloud.deadline_s", 8.0, "bound on one whole cloud request: connect, send, every byte of the answer and "
+         "the retries (a server trickling its answer is cut off here)", (0.1, 600.0)),
     Spec("cloud.retries", 1, "extra attempts after a transient failure (timeout, refused, 429, 5xx)", (0, 10)),
     Spec("cloud.backoff_s", 0.2, "wait before retry i is backoff_s * 2^i", (0.0, 60.0)),
     Spec("cloud.max_tokens", 256, "max_tokens sent to the endpoint", (16, 8192)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 
@@ -20,6 +21,7 @@ from globalgen_ros.serving.confirm import Confirmations, load_words
 from globalgen_ros.watchdog.breaker import CircuitBreaker
 from globalgen_ros.watchdog.cloud import CloudClient
 from globalgen_ros.watchdog.language import APOLOGY, BUSY, NOT_UNDERSTOOD, STOPPING, TOO_LONG, say
+from globalgen_ros.watchdog.redact import Redactor, url_secrets
 from globalgen_ros.watchdog.supervisor import (
     DEFERRED,
     EDGE,
@@ -43,7 +45,10 @@ class Service:
 
     def __init__(self, node: LifecycleNode, p: dict):
         self.node, self.p = node, p
-        self.log = node.get_logger()
+        self.redact = Redactor(url_secrets(p["cloud.base_url"]))
+        self.redact.add(*(v for v in (startup.check_cloud_key(p), os.environ.get(p["cloud.api_key_env"] or "-", ""))
+                          if v.strip()))
+        self.log = RedactingLogger(node.get_logger(), self.redact)
         self.schema, self.assistant, warm_ms = startup.load_assistant(p)
         self.log.info(f"model ready ({p['strategy']}, warm-up {warm_ms:.0f} ms); {startup.describe_cloud(p)}")
         self.breaker = CircuitBreaker(p["cloud.breaker_failures"], p["cloud.breaker_reset_s"])
@@ -87,7 +92,7 @@ class Service:
             self.worker.stop(reject)
             self.worker = None
         if self.pool is not None:
-            self.pool.stop(reject)
+            self.pool.stop(reject, wait_s=min(2.0, self.p["cloud.deadline_s"]))
             self.pool = None
 
     def destroy(self) -> None:
@@ -210,7 +215,8 @@ class Service:
             self._publish_final(job, outcome, req)
         except Exception as exc:  # noqa: BLE001 - still answer, with the reason
             self.log.error(f"answering {job.utterance_id} failed: {exc.__class__.__name__}: {exc}")
-            error = Outcome(ERROR, NODE, "", job.language, error=f"internal error while answering: {exc}")
+            error = Outcome(ERROR, NODE, "", job.language,
+                            error=self.redact(f"internal error while answering: {exc}"))
             with contextlib.suppress(Exception):  # e.g. the context is already shut down (Ctrl-C)
                 self.pub_response.publish(answers.response(self._stamp(), job.utterance_id, job.session_id, error,
                                                            is_final=True, seq=job.stream_seq, latency_ms=0.0))
@@ -241,6 +247,7 @@ class Service:
                         self.stop_epoch += 1  # a stop from the model also supersedes pending motion
         if answered and req is not None:
             self.sessions.add(job.session_id, Turn(job.text, outcome.text, outcome.raw))
+        outcome.error, outcome.text = self.redact(outcome.error), self.redact(outcome.text)
         latency_ms = (time.monotonic() - job.received) * 1000.0
         self.pub_response.publish(answers.response(stamp, job.utterance_id, job.session_id, outcome, is_final=True,
                                                    seq=job.stream_seq, latency_ms=latency_ms))
@@ -257,7 +264,7 @@ class Service:
             return
         self.log.error(f"internal error on {job.utterance_id}: {exc.__class__.__name__}: {exc}")
         self._finish(job, Outcome(ERROR, NODE, say(APOLOGY, job.language), job.language,
-                                  error=f"internal error: {exc.__class__.__name__}: {exc}"))
+                                  error=self.redact(f"internal error: {exc.__class__.__name__}: {exc}")))
 
     # ---- diagnostics ----------------------------------------------------------------------------------------
     def publish_diagnostics(self) -> None:
@@ -284,3 +291,13 @@ class Service:
     def _stamp(self):
         return self.node.get_clock().now().to_msg()
 
+
+class RedactingLogger:
+    """The node's logger with every message passed through the redactor first (secrets never reach a log)."""
+
+    def __init__(self, logger, redact: Redactor):
+        self._logger, self._redact = logger, redact
+
+    def __getattr__(self, level: str):
+        write = getattr(self._logger, level)
+        return lambda message, *args, **kw: write(self._redact(str(message)), *args, **kw)

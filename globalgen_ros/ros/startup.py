@@ -9,7 +9,8 @@ from rclpy.exceptions import ParameterException
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 
 from globalgen_ros.ros.params import BY_NAME
-from globalgen_ros.watchdog.cloud import CloudConfig
+from globalgen_ros.watchdog.cloud import CloudConfig, CloudError, api_key
+from globalgen_ros.watchdog.redact import safe_url
 from globalgen_ros.watchdog.supervisor import WatchdogConfig
 
 PARAMETER_ERRORS = (ParameterException,)
@@ -67,7 +68,8 @@ def watchdog_config(p: dict, assistant) -> WatchdogConfig:
 def cloud_config(p: dict) -> CloudConfig:
     """Return the cloud client settings from the parameters."""
     return CloudConfig(base_url=p["cloud.base_url"], model=p["cloud.model"], api_key_env=p["cloud.api_key_env"],
-                       timeout_s=p["cloud.timeout_s"], retries=p["cloud.retries"], backoff_s=p["cloud.backoff_s"],
+                       timeout_s=p["cloud.timeout_s"], deadline_s=p["cloud.deadline_s"], retries=p["cloud.retries"],
+                       backoff_s=p["cloud.backoff_s"],
                        max_tokens=p["cloud.max_tokens"], json_mode=p["cloud.json_mode"])
 
 
@@ -76,8 +78,19 @@ def describe_cloud(p: dict) -> str:
     if not p["cloud.enabled"]:
         return "cloud disabled: deferred requests get FALLBACK"
     env = p["cloud.api_key_env"]
-    key = f"API key from ${env}: {'set' if os.environ.get(env) else 'not set'}" if env else "no API key"
-    return f"cloud {p['cloud.base_url']} model {p['cloud.model']} ({key})"
+    key = f"API key from ${env}: {'set' if os.environ.get(env, '').strip() else 'not set'}" if env else "no API key"
+    return f"cloud {safe_url(p['cloud.base_url'])} model {p['cloud.model']} ({key})"
+
+
+def check_cloud_key(p: dict) -> str:
+    """Return the cloud API key (stripped) when the cloud is enabled; ConfigureError naming the variable if it
+    cannot be sent."""
+    if not p["cloud.enabled"]:
+        return ""
+    try:
+        return api_key(p["cloud.api_key_env"])
+    except CloudError as exc:
+        raise ConfigureError(str(exc)) from None
 
 
 def autostart(node: LifecycleNode) -> bool:

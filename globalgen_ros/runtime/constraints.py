@@ -178,3 +178,43 @@ class HeaderConstraint:
                     else tuple(p + 1 for p in s.ends if p + 1 < len(self.user) and self.user[p + 1] == t))
             return State("value", s.intent, s.slot, s.prefix + (t,), ends)
         return State("value", s.intent, s.slot, s.prefix + (t,))
+
+
+class ForcedPrefix:
+    """Force a token prefix (a header decided by the understanding model), then constrain like `base`.
+
+    The prefix tokens are accepted without a forward (`forced`); the base constraint advances through them too, so
+    a prefix that ends inside the header (the intent only) leaves the slots to the schema-constrained copy, and one
+    that ends with <|reply|> leaves the reply free.
+    """
+
+    def __init__(self, base: HeaderConstraint, prefix: list[int]):
+        self.base, self.prefix = base, [int(t) for t in prefix]
+        state = base.start()
+        for t in self.prefix:  # ValueError if the prefix is not a header the schema allows
+            state = base.advance(state, t)
+        self._after = state
+        self._only = [np.array([t], dtype=np.int64) for t in self.prefix]
+
+    def start(self) -> tuple[int, State | None]:
+        return (0, None)
+
+    def allowed(self, state) -> np.ndarray | None:
+        i, s = state
+        return self._only[i] if i < len(self.prefix) else self.base.allowed(s)
+
+    def allowed_set(self, state) -> frozenset[int] | None:
+        i, s = state
+        return frozenset((self.prefix[i],)) if i < len(self.prefix) else self.base.allowed_set(s)
+
+    def forced(self, state) -> int | None:
+        i, s = state
+        return self.prefix[i] if i < len(self.prefix) else self.base.forced(s)
+
+    def advance(self, state, token_id: int):
+        i, s = state
+        if i < len(self.prefix):
+            if int(token_id) != self.prefix[i]:
+                raise ValueError(f"token {token_id} is not the forced header token {self.prefix[i]}")
+            return (i + 1, self._after) if i + 1 == len(self.prefix) else (i + 1, None)
+        return (i, self.base.advance(s, token_id))
