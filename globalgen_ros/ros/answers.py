@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from globalgen_ros.msg import ActionIntent, Response
 from globalgen_ros.watchdog.supervisor import Outcome
 
@@ -35,6 +37,20 @@ def stop_intent(stamp, utterance_id: str, session_id: str) -> ActionIntent:
     """Return the safety reflex's stop intent (independent of the schema: it must never fail)."""
     return ActionIntent(stamp=stamp, utterance_id=utterance_id, session_id=session_id, name="stop", confidence=1.0,
                         requires_confirmation=False, safety=True, source="reflex")
+
+
+MAX_ID_CHARS = 128
+_BCP47 = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,4}$")
+
+
+def field_problem(language: str, session_id: str, utterance_id: str) -> str:
+    """Return why the message's other string fields cannot be used (too long, not a BCP-47 tag), or ""."""
+    for name, value in (("session_id", session_id), ("utterance_id", utterance_id)):
+        if len(value) > MAX_ID_CHARS:
+            return f"{name} has {len(value)} characters, more than {MAX_ID_CHARS}: send a shorter id"
+    if language and (len(language) > 35 or not _BCP47.match(language)):
+        return f"language {language[:40]!r} is not a BCP-47 tag such as zh-CN or en-US: fix the ASR's language field"
+    return ""
 
 
 def input_problem(text: str, max_chars: int) -> str:

@@ -136,6 +136,12 @@ class Service:
     def submit(self, received: float, text: str, language: str, session_id: str, utterance_id: str) -> None:
         """Check the input and queue it for the model; answer ERROR or REJECTED at once if that fails."""
         job = Job(utterance_id, session_id, text, language, received, self.stop_epoch)
+        problem = answers.field_problem(language, session_id, utterance_id)
+        if problem:  # the reply must not carry a huge id or an arbitrary language tag into the cloud prompt
+            job.utterance_id, job.session_id = utterance_id[:answers.MAX_ID_CHARS], session_id[:answers.MAX_ID_CHARS]
+            job.language = self.p["language.default"] if "language" in problem else language
+            self._finish(job, Outcome(ERROR, NODE, say(NOT_UNDERSTOOD, job.language), job.language, error=problem))
+            return
         problem = answers.input_problem(text, self.p["input.max_chars"])
         if problem:
             sentence = TOO_LONG if len(text) > self.p["input.max_chars"] else NOT_UNDERSTOOD

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from globalgen_ros.grounding.numbers import canonical, is_said, numbers_said
-from globalgen_ros.watchdog.language import NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
+from globalgen_ros.watchdog.language import MISSING, NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
 from globalgen_ros.watchdog.supervisor import Outcome
 
 
@@ -57,6 +57,18 @@ def check_ranges(outcome: Outcome, schema) -> Outcome:
     return outcome
 
 
+def check_required(outcome: Outcome, schema) -> Outcome:
+    """Decline an answer that lacks a slot its intent requires (a cloud answer may leave one out)."""
+    if outcome.intent not in schema:
+        return outcome
+    for slot in schema[outcome.intent].slots:
+        if not slot.optional and not str(outcome.slots.get(slot.name, "")).strip():
+            label = slot.name_in(_lang(outcome.language))
+            return _decline(outcome, say(NUMBER_UNCLEAR if slot.type == "number" else MISSING, outcome.language)
+                            .format(label=label), f"{outcome.intent} without its required slot {slot.name}")
+    return outcome
+
+
 def check_answer(outcome: Outcome, text: str, schema) -> Outcome:
     """Apply every check to an answered outcome (edge or cloud)."""
-    return check_ranges(ground_numbers(outcome, text, schema), schema)
+    return check_ranges(ground_numbers(check_required(outcome, schema), text, schema), schema)

@@ -19,6 +19,7 @@ CANCELLED = {ZH: "好的，已取消。", EN: "Okay, cancelled."}
 NOTHING_TO_CONFIRM = {ZH: "现在没有需要确认的事。", EN: "There's nothing to confirm right now."}
 OUT_OF_RANGE = {ZH: "抱歉，{label}只能设在{min}到{max}{unit}之间，您说的是{value}{unit}。",
                 EN: "Sorry, {label} must be between {min} and {max} {unit}; you said {value}."}
+MISSING = {ZH: "抱歉，我没听清{label}，请再说一遍。", EN: "Sorry, I didn't get {label}. Please say it again."}
 NUMBER_UNCLEAR = {ZH: "抱歉，我没听清{label}是多少，请再说一遍。",
                   EN: "Sorry, I didn't get {label}. Please say it again."}
 
