@@ -3,7 +3,7 @@
 Each line of CASES.jsonl is {"text": ..., "intent": ..., "slots": {...}} (optionally "lang": "zh" | "en" and
 "kind": a label to report separately, e.g. casual, names, oos). A case's slots are correct when the predicted
 slots equal the expected ones exactly (all of them, none extra), compared case-insensitively with surrounding
-spaces and punctuation ignored. Cases are answered the way the node answers them: the stop reflex first, then
+spaces, punctuation and a leading English article ignored. Cases are answered the way the node answers them: the stop reflex first, then
 the model, then the answer checks (numbers said, ranges); `--model-only` skips the reflex and the checks.
 Trust measures per language and kind: decline rate (cases whose answer is `none`), numbers not said, Latin
 spans cut inside a word, motion intents where a decline was right, false stops.
@@ -70,8 +70,14 @@ def load_cases(path: str | Path, limit: int | None = None) -> list[dict]:
     return cases
 
 
+ARTICLES = ("the ", "a ", "an ")
+
+
 def norm(value) -> str:
-    return " ".join(str(value).casefold().split()).strip(PUNCT)
+    """Compare slot values case-insensitively, without surrounding punctuation or a leading English article
+    ("the red box" = "red box": both are the words said)."""
+    text = " ".join(str(value).casefold().split()).strip(PUNCT)
+    return next((text[len(a):] for a in ARTICLES if text.startswith(a) and len(text) > len(a)), text)
 
 
 def slots_match(expected: dict, predicted: dict) -> bool:
