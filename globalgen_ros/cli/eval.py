@@ -3,8 +3,9 @@
 Each line of CASES.jsonl is {"text": ..., "intent": ..., "slots": {...}} (optionally "lang": "zh" | "en" and
 "kind": a label to report separately, e.g. casual, names, oos). A case's slots are correct when the predicted
 slots equal the expected ones exactly (all of them, none extra), compared case-insensitively with surrounding
-spaces, punctuation and a leading English article ignored. Cases are answered the way the node answers them: the stop reflex first, then
-the model, then the answer checks (numbers said, ranges); `--model-only` skips the reflex and the checks.
+spaces, punctuation and a leading English article ignored. Cases are answered the way the node answers them:
+the stop reflex first, then the model, then the answer checks (numbers said, ranges); `--model-only` skips the
+reflex and the checks.
 Trust measures per language and kind: decline rate (cases whose answer is `none`), numbers not said, Latin
 spans cut inside a word, motion intents where a decline was right, false stops.
 """
