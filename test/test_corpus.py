@@ -1,12 +1,16 @@
 """The corpus builder is seeded, covers every intent in both languages, and its eval split is held out."""
 
+import hashlib
 import json
 import random
 
+import pytest
 from model_fixtures import *  # noqa: F403 (fixtures)
 
 from globalgen_ros.corpus.build import TEXT_KINDS, Builder, all_templates, expansions, later_templates, split_templates
 from globalgen_ros.corpus.noise import en_number, zh_number
+from globalgen_ros.corpus.phrasings import LANGS, PhrasingError, load_file, phrasing_files, placeholders
+from globalgen_ros.corpus.phrasings import load as load_phrasings
 from globalgen_ros.runtime.format import detect_language
 from globalgen_ros.schema import load_schema
 
@@ -59,22 +63,121 @@ def test_a_later_batch_leaves_the_earlier_split_unchanged():
         assert split_templates(upto, 0)[1] == [t for t in held if t.batch <= batch]
 
 
-def test_later_templates_never_repeat_an_earlier_sentence(monkeypatch):
+def test_later_templates_never_repeat_an_earlier_sentence(tmp_path):
     """A later template that can yield a sentence of any earlier template (either split) is dropped."""
-    from globalgen_ros.corpus import build
-
     earlier = [t for t in all_templates() if t.batch == 0]
     taken = set().union(*(expansions(t.text) for t in earlier))
     later = later_templates(earlier)
     assert later and all(not expansions(t.text) & taken for t in later)
     assert expansions("stop [the|] navigation [now|]") == {"stop the navigation now", "stop the navigation",
                                                           "stop navigation now", "stop navigation"}
-    monkeypatch.setattr(build, "LATER", {"stop": {"en": ["Stop [right now|]", "halt, robot [now|]"]}})
-    monkeypatch.setattr(build, "BATCH2", {"stop": {"en": ["halt, robot", "robot, halt"]}})
-    monkeypatch.setattr(build, "BATCH3", {"stop": {"en": ["robot, halt", "halt robot now"]}})
-    later = [(t.text, t.batch, t.index) for t in later_templates(earlier)]
-    n0 = len(build.T["stop"]["en"])  # later keys continue after the first batch's
+    first = [t for t in load_phrasings().templates if t.intent == "stop" and t.lang == "en" and t.batch == 0]
+    lines = [f"  - {{batch: 0, text: {json.dumps(t.text)}}}" for t in first]
+    for batch, texts in ((1, ["Stop [right now|]", "halt, robot [now|]"]), (2, ["halt, robot", "robot, halt"]),
+                         (3, ["robot, halt", "halt robot now"])):
+        lines += [f"  - {{batch: {batch}, text: {json.dumps(text)}}}" for text in texts]
+    (tmp_path / "stop.en.yaml").write_text("intent: stop\nlang: en\ntemplates:\n" + "\n".join(lines) + "\n")
+    templates = load_phrasings(tmp_path).templates
+    later = [(t.text, t.batch, t.index) for t in later_templates([t for t in templates if t.batch == 0], templates)]
+    n0 = len(first)  # later keys continue after the first batch's
     assert later == [("halt, robot [now|]", 1, n0 + 1), ("robot, halt", 2, n0 + 3), ("halt robot now", 3, n0 + 5)]
+
+
+# sha256 of what the builder wrote before the phrasings moved from Python modules to phrasings/*.yaml (session 8):
+# the held-out split (eval.jsonl) and the training stream must stay reproducible byte for byte.
+PINNED = {  # (max_batch, kin_weight) -> sha256 of eval.jsonl (2000 cases), of train.jsonl (200 dialogues), templates
+    (None, 0.05): ("e417df1c43c0746df3a946530d9ce227ac9a9185a33e4009a468c6c2118baf0b",
+                   "4308b088314836be23a7779dd2efb854f8f850436a5439c5598c2d637b949d08", 2487, 613),
+    (2, 0.0): ("35488edf3f74a7dfca8ff300e7f1194540b8c77f51b2e42f482cccecf80a9aee",
+               "504b4f07429afb31c9d53988bca08d21ab3d6379e7c4a5013148a10f7e1452a4", 1799, 442),
+}
+
+
+@pytest.mark.parametrize("recipe", PINNED, ids=["all-batches", "v8-split"])
+def test_the_corpus_is_pinned_byte_for_byte(tmp_path, recipe):
+    """Seed 0, 2000 eval cases, 200 training dialogues: the same bytes as the Python phrasing tables built."""
+    from globalgen_ros.corpus.build import build
+
+    max_batch, kin_weight = recipe
+    info = build(tmp_path, seed=0, n_train=200, n_eval=2000, max_batch=max_batch, kin_weight=kin_weight)
+    eval_sha, train_sha, n_train, n_eval = PINNED[recipe]
+    assert hashlib.sha256((tmp_path / "eval.jsonl").read_bytes()).hexdigest() == eval_sha
+    assert hashlib.sha256((tmp_path / "train.jsonl").read_bytes()).hexdigest() == train_sha
+    assert (info["max_batch"], info["train_templates"], info["eval_templates"]) == (max_batch or 3, n_train, n_eval)
+
+
+def test_every_phrasing_file_loads_and_names_an_intent_and_its_slots(schema):
+    files = phrasing_files()
+    assert {f.name for f in files} == {f"{name}.{lang}.yaml" for name in schema.names for lang in LANGS}
+    for path in files:
+        intent, lang, templates, replies = load_file(path)
+        assert intent in schema and lang in LANGS, path
+        slots = {s.name: s for s in schema[intent].slots}
+        assert templates, path
+        for t in templates:
+            assert t.intent == intent or (intent == "none" and t.intent.startswith("none:")), (path, t)
+            names = placeholders(t.text) + [k for k, _ in t.fixed]
+            assert set(names) <= set(slots), (path, t.index, t.text, sorted(set(names) - set(slots)))
+            for k, v in t.fixed:
+                assert slots[k].type != "enum" or v in slots[k].values, (path, t.index, k, v)
+            assert t.text.count("[") == t.text.count("]") and t.text.count("{") == t.text.count("}"), (path, t)
+        if intent == "none":
+            assert replies and all(isinstance(r, str) and r for r in replies.values()), path
+    phrasings = load_phrasings()
+    assert set(phrasings.none_replies) == {t.intent[5:] for t in phrasings.templates if t.intent.startswith("none:")}
+    assert all(set(r) == set(LANGS) for r in phrasings.none_replies.values())
+
+
+def test_a_file_whose_batches_go_back_is_refused(tmp_path):
+    path = tmp_path / "stop.en.yaml"
+    path.write_text("intent: stop\nlang: en\ntemplates:\n  - {batch: 1, text: halt}\n  - {batch: 0, text: whoa}\n")
+    with pytest.raises(PhrasingError, match="batch"):
+        load_file(path)
+    path.write_text("intent: go\nlang: en\ntemplates:\n  - {batch: 0, text: halt}\n")
+    with pytest.raises(PhrasingError, match="file name"):
+        load_file(path)
+
+
+def test_a_new_intent_is_added_as_data(tmp_path):
+    """An intent added to the schema needs only its phrasing files (with a reply) to enter the corpus."""
+    import shutil
+
+    import yaml
+
+    from globalgen_ros.corpus.phrasings import DIRECTORY
+    from globalgen_ros.corpus.templates import reply
+    from globalgen_ros.schema import default_schema_path
+
+    data = yaml.safe_load(default_schema_path().read_text(encoding="utf-8"))
+    data["intents"]["trunk"] = {"description": "Open or close the trunk.",
+                                "slots": {"action": {"type": "enum", "values": ["open", "close"]}}}
+    (tmp_path / "intents.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    schema = load_schema(tmp_path / "intents.yaml")
+    folder = tmp_path / "phrasings"
+    shutil.copytree(DIRECTORY, folder)
+    (folder / "trunk.en.yaml").write_text(
+        'intent: trunk\nlang: en\nreply: "Okay, trunk: {action}."\ntemplates:\n'
+        '  - {batch: 4, text: "{action} the trunk"}\n'
+        '  - {batch: 4, fixed: {action: open}, text: "pop the trunk"}\n  - {batch: 4, text: "trunk {action}"}\n')
+    (folder / "trunk.zh.yaml").write_text(
+        'intent: trunk\nlang: zh\nreply: ["好的，后备箱{action}。"]\ntemplates:\n'
+        '  - {batch: 4, text: "{action}后备箱"}\n'
+        '  - {batch: 4, text: "把后备箱{action}"}\n  - {batch: 4, fixed: {action: open}, text: "后备箱弹开"}\n')
+    phrasings = load_phrasings(folder)
+    b = Builder(schema, seed=0, values_per_kind=50, phrasings=phrasings)
+    assert b.max_batch == 4 and {t.batch for t in b.train_t if t.intent == "trunk"} == {4}
+    before = Builder(load_schema(), seed=0, values_per_kind=50, max_batch=3, phrasings=phrasings)
+    assert [t.key for t in b.eval_t if t.batch <= 3] == [t.key for t in before.eval_t]  # the old split stays
+    rng = random.Random(0)
+    turns = [b.turn(rng, False, "trunk", lang) for lang in ("en", "zh") for _ in range(10)]
+    assert all(t["slots"]["action"] in ("open", "close") for t in turns)
+    assert {t["reply"] for t in turns} <= {"Okay, trunk: open.", "Okay, trunk: close.", "好的，后备箱open。",
+                                          "好的，后备箱close。"}
+    assert reply("trunk", "en", {"action": "open"}, phrasings) == "Okay, trunk: open."
+    with pytest.raises(KeyError):  # no phrasing file has a reply for it: the assistant keeps the decoder's
+        reply("trunk", "en", {"action": "open"})
+    with pytest.raises(ValueError, match="trunk.en.yaml"):
+        Builder(schema, seed=0, values_per_kind=50)  # the package's phrasings have no file for it
 
 
 def test_kin_terms_are_weighted_up_on_the_train_side_only(schema):

@@ -12,15 +12,12 @@ import hashlib
 import json
 import random
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from globalgen_ros.corpus import lexicon
-from globalgen_ros.corpus.batch2_templates import BATCH2
-from globalgen_ros.corpus.batch3_templates import BATCH3
-from globalgen_ros.corpus.later_templates import LATER
 from globalgen_ros.corpus.noise import add_noise, en_number, zh_number
-from globalgen_ros.corpus.templates import ENUM_SURFACE, NONE, NONE_REPLIES, RANDOM_ENUMS, T, reply
+from globalgen_ros.corpus.phrasings import LANGS, Phrasings, Template, load
+from globalgen_ros.corpus.templates import ENUM_SURFACE, RANDOM_ENUMS, reply
 from globalgen_ros.schema import Schema, load_schema
 
 TEXT_KINDS = ("destination", "location", "object", "contact", "query")
@@ -29,45 +26,26 @@ EVAL_VALUE_PERCENT = 15
 NATURAL_CASES = Path(__file__).with_name("natural_cases.jsonl")
 
 
-@dataclass(frozen=True)
-class Template:
-    intent: str  # or "none:<category>"
-    lang: str
-    index: int
-    text: str
-    fixed: tuple = ()
-    batch: int = 0  # 0: T and NONE; 1: LATER; 2: BATCH2; 3: BATCH3 (each split on its own, after the earlier ones)
-
-    @property
-    def key(self) -> str:
-        return f"{self.intent}/{self.lang}/{self.index}"
-
-
 def eval_value(value: str) -> bool:
     """Return True if a free-text value belongs to the eval split (stable hash, same across slots/languages)."""
     digest = hashlib.sha1(" ".join(value.casefold().split()).encode()).digest()
     return digest[0] * 100 // 256 < EVAL_VALUE_PERCENT
 
 
-def split_fixed(t: str | tuple) -> tuple[tuple, str]:
-    """Return (fixed slot values as sorted pairs, text) of a template entry."""
-    return (tuple(sorted(t[0].items())), t[1]) if isinstance(t, tuple) else ((), t)
+def all_templates(phrasings: Phrasings | None = None) -> list[Template]:
+    """Every template of the phrasing files once.
 
-
-def all_templates() -> list[Template]:
-    """Every template once (an exact repeat in a list is dropped, so it can't land in both splits)."""
+    Batch 0 of an intent drops an exact repeat in its list (so it can't land in both splits; `none` keeps the two
+    it has, its split was fixed that way); a later batch drops any template that can yield a sentence an earlier one
+    yields.
+    """
+    templates = (phrasings or load()).templates
     out, seen = [], set()
-    for intent, by_lang in T.items():
-        for lang, items in by_lang.items():
-            for i, t in enumerate(items):
-                fixed, text = split_fixed(t)
-                if (intent, lang, fixed, text) not in seen:
-                    seen.add((intent, lang, fixed, text))
-                    out.append(Template(intent, lang, i, text, fixed))
-    for cat, by_lang in NONE.items():
-        for lang, items in by_lang.items():
-            out.extend(Template(f"none:{cat}", lang, i, t) for i, t in enumerate(items))
-    return out + later_templates(out)
+    for t in templates:
+        if t.batch == 0 and (t.intent.startswith("none:") or (t.intent, t.lang, t.fixed, t.text) not in seen):
+            seen.add((t.intent, t.lang, t.fixed, t.text))
+            out.append(t)
+    return out + later_templates(out, templates)
 
 
 def expansions(text: str) -> set[str]:
@@ -85,23 +63,19 @@ def expansions(text: str) -> set[str]:
     return {" ".join(t.casefold().split()) for t in texts}
 
 
-def later_templates(earlier: list[Template]) -> list[Template]:
-    """The later batches' templates, minus any that can yield a sentence an earlier template yields (either split)."""
+def later_templates(earlier: list[Template], templates: list[Template] | None = None) -> list[Template]:
+    """The templates of batches after 0, minus any that can yield a sentence an earlier template yields (either split):
+    one of an earlier batch, or earlier in the same batch (files in name order)."""
+    templates = load().templates if templates is None else templates
     taken = set().union(*(expansions(t.text) for t in earlier))
-    out, written = [], {}  # written: (intent, lang) -> templates written so far, so every key stays unique
-    for batch, templates in enumerate((LATER, BATCH2, BATCH3), start=1):
-        for intent, by_lang in templates.items():
-            for lang, items in by_lang.items():
-                base = written.setdefault((intent, lang), len(
-                    (NONE[intent[5:]] if intent.startswith("none:") else T[intent]).get(lang, [])))
-                written[intent, lang] += len(items)
-                for i, t in enumerate(items):
-                    fixed, text = split_fixed(t)
-                    exp = expansions(text)
-                    if exp & taken:
-                        continue
+    out = []
+    for batch in sorted({t.batch for t in templates} - {0}):
+        for t in templates:
+            if t.batch == batch:
+                exp = expansions(t.text)
+                if not exp & taken:
                     taken |= exp
-                    out.append(Template(intent, lang, base + i, text, fixed, batch=batch))
+                    out.append(t)
     return out
 
 
@@ -131,10 +105,15 @@ def expand(rng: random.Random, text: str) -> str:
 
 
 class Builder:
-    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000, max_batch: int = 3,
-                 kin_weight: float = 0.0):
+    def __init__(self, schema: Schema, seed: int, values_per_kind: int = 6000, max_batch: int | None = None,
+                 kin_weight: float = 0.0, phrasings: Phrasings | None = None):
+        """`max_batch`: use template batches up to this one (default: all); `phrasings`: default the package's."""
         self.schema, self.seed, self.kin_weight = schema, seed, kin_weight
-        self.train_t, self.eval_t = split_templates([t for t in all_templates() if t.batch <= max_batch], seed)
+        self.phrasings = phrasings or load()
+        templates = all_templates(self.phrasings)
+        self.max_batch = max(t.batch for t in templates) if max_batch is None else max_batch
+        self.train_t, self.eval_t = split_templates([t for t in templates if t.batch <= self.max_batch], seed)
+        self.check_coverage()
         rng = random.Random(seed)
         self.values: dict[tuple, dict[bool, list[str]]] = {}
         for lang in ("zh", "en"):
@@ -144,6 +123,19 @@ class Builder:
                                              True: [v for v in pool if eval_value(v)]}
         self.kin = {lang: [v for v in rel if not eval_value(v)]  # train-side kin terms and such, drawn at kin_weight
                     for lang, rel in (("zh", lexicon.ZH_RELATIONS), ("en", lexicon.EN_RELATIONS))}
+
+    def check_coverage(self) -> None:
+        """Raise ValueError naming the phrasing file an intent of the schema lacks (or a none reply)."""
+        have = {(t.intent.split(":")[0], t.lang) for t in self.train_t}
+        for name in self.schema.names:
+            for lang in LANGS:
+                if (name, lang) not in have:
+                    raise ValueError(f"intent {name!r} has no {lang} phrasing up to batch {self.max_batch}: add "
+                                     f"globalgen_ros/corpus/phrasings/{name}.{lang}.yaml")
+        for cat in {t.intent[5:] for t in self.train_t + self.eval_t if t.intent.startswith("none:")}:
+            for lang in LANGS:
+                if lang not in self.phrasings.none_replies.get(cat, {}):
+                    raise ValueError(f"none category {cat!r} has no reply in none.{lang}.yaml")
 
     def templates(self, held_out: bool, intent: str, lang: str) -> list[Template]:
         pool = self.eval_t if held_out else self.train_t
@@ -177,14 +169,15 @@ class Builder:
             if lang == "en" and not re.search(re.escape(value) + r"(?![A-Za-z0-9])", user, re.IGNORECASE):
                 raise ValueError(f"template {tpl.key}: the noise glued a word onto the slot value {value!r}: {user!r}")
         if intent == "none":
-            out = {"user": user, "intent": "none", "slots": {}, "reply": NONE_REPLIES[tpl.intent[5:]][lang]}
+            out = {"user": user, "intent": "none", "slots": {},
+                   "reply": self.phrasings.none_replies[tpl.intent[5:]][lang]}
         else:
             spec = self.schema[intent]
             missing = [s.name for s in spec.slots if not s.optional and s.name not in slots]
             if missing:
                 raise ValueError(f"template {tpl.key} {tpl.text!r} leaves required slot(s) {missing} empty")
             slots = {s.name: slots[s.name] for s in spec.slots if s.name in slots}
-            out = {"user": user, "intent": intent, "slots": slots, "reply": reply(intent, lang, slots)}
+            out = {"user": user, "intent": intent, "slots": slots, "reply": reply(intent, lang, slots, self.phrasings)}
         out["template"] = tpl.key
         return out
 
@@ -237,7 +230,7 @@ def write_jsonl(path: Path, rows) -> int:
 
 
 def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 2000,
-          schema_path: str | None = None, max_batch: int = 3, kin_weight: float = 0.05) -> dict:
+          schema_path: str | None = None, max_batch: int | None = None, kin_weight: float = 0.05) -> dict:
     """Write train.jsonl (dialogues), eval.jsonl (cases) and natural.jsonl (cases) to `out`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -253,7 +246,7 @@ def build(out: str | Path, seed: int = 0, n_train: int = 150_000, n_eval: int = 
                       "reply": t["reply"], "template": t["template"]})
     write_jsonl(out / "eval.jsonl", cases)
     (out / "natural.jsonl").write_text(NATURAL_CASES.read_text(encoding="utf-8"), encoding="utf-8")
-    info = {"seed": seed, "max_batch": max_batch, "kin_weight": kin_weight, "train_dialogues": n,
+    info = {"seed": seed, "max_batch": builder.max_batch, "kin_weight": kin_weight, "train_dialogues": n,
             "eval_cases": len(cases), "train_templates": len(builder.train_t), "eval_templates": len(builder.eval_t)}
     (out / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     return info
@@ -266,9 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train", type=int, default=150_000, help="number of training dialogues")
     parser.add_argument("--eval", type=int, default=2000, help="number of held-out eval cases")
     parser.add_argument("--schema", help="intent schema (default config/intents.yaml)")
-    parser.add_argument("--max-batch", type=int, default=3,
+    parser.add_argument("--max-batch", type=int,
                         help="use template batches up to this one (0: the corpus the v6 models were trained on; 1: "
-                             "v7's; 2: v8's; default %(default)s: all)")
+                             "v7's; 2: v8's; 3: v9's; default: all the phrasing files have)")
     parser.add_argument("--kin-weight", type=float, default=0.05,
                         help="share of training contact slots drawn from the kin terms (妈妈, Mom ...; train side "
                              "only; 0 for the corpora of v8 and earlier)")
