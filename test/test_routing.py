@@ -45,7 +45,8 @@ def node(request, cloud):
 
 @pytest.fixture(scope="module")
 def confirm_node():
-    process = start_node("cloud.enabled:=false", "watchdog.deadline_ms:=10000.0", "confirm.timeout_s:=2.0")
+    process = start_node("cloud.enabled:=false", "watchdog.deadline_ms:=10000.0", "confirm.timeout_s:=2.0",
+                         "qos.depth:=20")  # shallow: without content filters the partials flood would evict finals
     session = Session(process)
     try:
         session.wait_ready()
@@ -168,3 +169,16 @@ def test_a_cloud_answer_without_its_required_slot_is_not_acted_on(cloud):
     outcome = Outcome(DEFERRED, CLOUD, "Calling now.", "en-US", intent="call", slots={})
     checked = check_answer(outcome, "call her", load_schema())
     assert checked.intent == "none" and "contact" in checked.text and checked.status == DEFERRED
+
+
+def test_a_flood_of_partials_never_evicts_a_final(confirm_node):
+    """Finals and partials share asr/transcript but not a history (content filters): every final is answered."""
+    c = confirm_node.client
+    finals = []
+    for i in range(8):
+        for k in range(400):  # 8 x 400 partials in one burst: far past qos.partial_depth (50)
+            c.send(f"navigate to the central lib{'r' * (k % 7)}", is_final=False, utterance_id=f"flood-{i}")
+        finals.append(c.send(f"navigate to the central library {i}", utterance_id=f"flood-{i}")[0])
+    c.spin_until(lambda: all(u in c.finals for u in finals), 120.0, "a final answer to every final transcript")
+    assert all(len(c.finals[u]) == 1 for u in finals)
+    assert {c.finals[u][0][1].status for u in finals} <= {OK, Response.STATUS_REJECTED}

@@ -53,9 +53,17 @@ class GlobalgenNode(LifecycleNode):
         result = super().on_activate(state)
         self.service.start()
         depth = self.p["qos.depth"]
+        finals = self.create_subscription(Transcript, "asr/transcript", self._on_final, qos.transcripts(depth),
+                                          callback_group=self._input_group, content_filter_options=qos.finals_only())
+        partials = self.create_subscription(Transcript, "asr/transcript", self._on_partial,
+                                            qos.transcripts(self.p["qos.partial_depth"]),
+                                            callback_group=self._input_group,
+                                            content_filter_options=qos.partials_only())
+        if not (finals.is_cft_enabled and partials.is_cft_enabled):
+            self.get_logger().warn("the RMW has no content-filtered topics: partial and final transcripts share "
+                                   "one history per subscription, so a flood of partials may evict finals")
         self._subscriptions_active = [
-            self.create_subscription(Transcript, "asr/transcript", self._on_transcript, qos.transcripts(depth),
-                                     callback_group=self._input_group),
+            finals, partials,
             self.create_subscription(String, "asr/text", self._on_text, qos.transcripts(depth),
                                      callback_group=self._input_group),
         ]
@@ -97,9 +105,15 @@ class GlobalgenNode(LifecycleNode):
             self.destroy_timer(self._timer)
             self._timer = None
 
-    def _on_transcript(self, msg: Transcript) -> None:
-        """Handle one Transcript (partial or final)."""
-        self._handle(time.monotonic(), msg.text, msg.is_final, msg.language, msg.session_id, msg.utterance_id)
+    def _on_final(self, msg: Transcript) -> None:
+        """Handle one final Transcript (its own subscription: partials cannot evict it)."""
+        if msg.is_final:  # without content filters both subscriptions see every message
+            self._handle(time.monotonic(), msg.text, True, msg.language, msg.session_id, msg.utterance_id)
+
+    def _on_partial(self, msg: Transcript) -> None:
+        """Handle one partial Transcript (only the stop reflex looks at it)."""
+        if not msg.is_final:
+            self._handle(time.monotonic(), msg.text, False, msg.language, msg.session_id, msg.utterance_id)
 
     def _on_text(self, msg: String) -> None:
         """Handle one std_msgs/String as a final transcript without session."""

@@ -149,6 +149,8 @@ SPECS = [
          read_only=True),
     Spec("qos.depth", 1000, "history depth of transcripts, final responses and intents (reliable)", (1, 100000),
          read_only=True),
+    Spec("qos.partial_depth", 50, "history depth of partial transcripts (their own content-filtered subscription, "
+         "so they never evict finals)", (1, 100000), read_only=True),
     Spec("qos.stream_depth", 20, "history depth of globalgen/response_stream", (1, 10000), read_only=True),
 ]
 BY_NAME = {spec.name: spec for spec in SPECS}
