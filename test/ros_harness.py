@@ -88,8 +88,9 @@ class RosProcess:
                                       env=ros_environment(env), cwd=REPO_ROOT)
 
     def output(self) -> str:
-        """Return everything the process has written so far."""
-        self._log.flush()
+        """Return everything the process has written so far (also after stop())."""
+        if not self._log.closed:
+            self._log.flush()
         return self.log_path.read_bytes().decode("utf-8", errors="replace")
 
     def wait_for_output(self, text: str, timeout: float = 20.0) -> str:

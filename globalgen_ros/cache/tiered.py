@@ -161,11 +161,15 @@ class TieredKVCache(HotKVCache):
             self.cold.put(key, block.ids, block.kv)
 
     def _find_block(self, key: bytes, ids: np.ndarray) -> Block | None:
-        """Return the block for key from warm, else from cold (promoting it to warm), if its ids match."""
+        """Return the block for key from warm, else from cold (promoting it to warm), if its ids match.
+
+        A cold block is verified (checksum, layout, shapes, token ids) before it is returned; one that cannot be
+        read or verified is a miss (cold_store.py), so what this returns can always be decoded.
+        """
         block = self.warm.get(key)
         if block is None and self.cold is not None:
-            found = self.cold.get(key)
-            if found is not None and np.array_equal(found[0], ids):
+            found = self.cold.get(key, ids)
+            if found is not None:
                 block = Block(*found)
                 self.warm.put(key, lambda: block, block.nbytes)
                 self._note_peak()
@@ -190,25 +194,34 @@ class TieredKVCache(HotKVCache):
         bs = self.config.block_size
         n_hot = min(common_prefix(self._hot_ids, ids), limit)  # rows the hot buffer still holds
         keys = block_keys(ids[:limit], bs, self.seed)
-        n, c = n_hot, n_hot // bs  # c: first block not wholly in the hot buffer
-        start = c
+        start = c = n_hot // bs  # c: first block not wholly in the hot buffer
+        # 1. stage: find every block (warm, or read and verified from disk) before the hot buffer is touched, so
+        #    a block that cannot be read or verified ends the reused prefix there and nothing is half written
+        staged: list[tuple[int, Block]] = []  # (first row, block)
         while c < len(keys):
             block = self._find_block(keys[c], ids[c * bs:(c + 1) * bs])
             if block is None:
                 break
-            decode(block.kv, self.buf[c * bs:(c + 1) * bs])
+            staged.append((c * bs, block))
             c += 1
-            n = max(n, c * bs)
+        n = max(n_hot, c * bs)
         prev = keys[c - 1] if c else self.seed
         for r in range(min(bs - 1, limit - c * bs), max(n - c * bs, 0), -1):  # longest partial block first
             block = self.warm.get(self._tail_key(prev, ids[c * bs:c * bs + r]), count=False)
             if block is not None:
-                decode(block.kv, self.buf[c * bs:c * bs + r])
+                staged.append((c * bs, block))
                 self.warm.stats.hits += 1
                 self.warm.stats.hit_tokens += r
                 n = c * bs + r
                 break
         kept = n_hot if n == n_hot else min(n_hot, start * bs)  # hot rows not overwritten by a block
+        # 2. commit: until every staged block is written, the hot ids cover only the rows that are not rewritten
+        # (the buffer and _hot_ids never disagree, whatever happens in between)
+        if staged:
+            self._len = kept
+            self._hot_ids = ids[:kept].copy()
+            for row, block in staged:
+                decode(block.kv, self.buf[row:row + len(block.ids)])
         hit = kept >= min(bs, limit)  # at least a block's worth (every prompt shares its first token or two)
         self.hot.hits += hit
         self.hot.misses += not hit
@@ -282,17 +295,25 @@ class TieredKVCache(HotKVCache):
             self.warm.pop(session.tail_key)
 
     def close(self) -> None:
-        """Write the warm tier's full blocks to the cold tier (if on), so they survive a restart."""
-        if self.cold is not None:
-            for key, block in self.warm.items():
-                self._demote(key, block)
+        """Write the warm tier's full blocks to the cold tier (if on), so they survive a restart, and close it.
+
+        Idempotent (the node calls it on shutdown); never raises (a block that cannot be written is counted in
+        cold_io_errors). Afterwards the cache still answers from the hot buffer and the warm tier, but nothing is
+        read from or written to disk any more.
+        """
+        if self.cold is None or self.cold.closed:
+            return
+        for key, block in self.warm.items():
+            self._demote(key, block)
+        self.cold.close()
 
     def reset_stats(self) -> None:
         """Zero the hit/miss/eviction counters (byte use stays; the peak restarts from the bytes held now)."""
         self.hot, self.counts = HotStats(), dict.fromkeys(self.counts, 0)
         self.warm.stats = TierStats()
         if self.cold is not None:
-            self.cold.stats, self.cold.corrupt = TierStats(), 0
+            self.cold.stats, self.cold.corrupt, self.cold.io_errors, self.cold.stale_tmp_removed = TierStats(), 0, 0, 0
+            self.cold.last_error = ""
         self.peak_bytes = self.total_bytes()
 
     def stats(self) -> dict:
@@ -301,8 +322,11 @@ class TieredKVCache(HotKVCache):
                                             "entries": len(self.warm), "format": self.config.warm_format}
         cold = {"enabled": False}
         if self.cold is not None:
-            cold = self.cold.stats.as_dict() | {"enabled": True, "used_bytes": self.cold.used_bytes,
-                                                "budget_bytes": self.cold.budget_bytes, "corrupt": self.cold.corrupt}
+            cold = self.cold.stats.as_dict() | {
+                "enabled": True, "closed": self.cold.closed, "used_bytes": self.cold.used_bytes,
+                "budget_bytes": self.cold.budget_bytes, "corrupt": self.cold.corrupt,
+                "io_errors": self.cold.io_errors, "last_error": self.cold.last_error,
+                "stale_tmp_removed": self.cold.stale_tmp_removed}
         prompt = self.counts["prompt_tokens"]
         return {
             "budget_bytes": self.budget_bytes(), "used_bytes": self.total_bytes(), "peak_bytes": self.peak_bytes,

@@ -8,7 +8,9 @@ Every final transcript gets exactly one final Response (Job.claim guards it).
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 import uuid
 
@@ -16,6 +18,7 @@ import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+from rclpy.signals import SignalHandlerOptions
 from std_msgs.msg import String
 
 from globalgen_ros.msg import Transcript
@@ -74,8 +77,9 @@ class GlobalgenNode(LifecycleNode):
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Unsubscribe, answer what is still queued with REJECTED, then disable the publishers."""
-        self._unsubscribe()
-        self.service.stop("node deactivated before this transcript was answered")
+        reason = "node deactivated before this transcript was answered"
+        self._unsubscribe(reason)
+        self.service.stop(reason)
         return super().on_deactivate(state)
 
     def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -91,14 +95,17 @@ class GlobalgenNode(LifecycleNode):
 
     def release(self) -> None:
         """Unsubscribe, answer pending transcripts if still possible, stop the threads, drop the model."""
-        self._unsubscribe()
+        self._unsubscribe("node shutting down")
         if self.service is not None:
             self.service.stop("node shutting down")
             self.service.destroy()
             self.service = None
 
-    def _unsubscribe(self) -> None:
+    def _unsubscribe(self, reason: str = "") -> None:
+        """Destroy the subscriptions; first answer what DDS still holds for them (a stop still stops)."""
         for sub in self._subscriptions_active:
+            if reason and self.service is not None and self.context.ok():
+                self._drain(sub, reason)
             self.destroy_subscription(sub)
         self._subscriptions_active = []
         if self._timer is not None:
@@ -142,6 +149,27 @@ class GlobalgenNode(LifecycleNode):
         else:
             service.submit(received, text, language, session_id, utterance_id)
 
+    def _drain(self, sub, reason: str) -> None:
+        """Take the messages still queued for `sub`: stops fire the reflex, finals are answered REJECTED."""
+        while True:
+            try:
+                with sub.handle:
+                    taken = sub.handle.take_message(sub.msg_type, sub.raw)
+            except Exception:  # noqa: BLE001 - a destroyed handle: nothing left to take
+                return
+            if taken is None:
+                return
+            msg = taken[0]
+            text, final = (msg.data, True) if isinstance(msg, String) else (msg.text, msg.is_final)
+            uid = "" if isinstance(msg, String) else msg.utterance_id
+            session = "" if isinstance(msg, String) else msg.session_id
+            language = ("" if isinstance(msg, String) else msg.language) or detect_language(
+                text[:200], self.p["language.default"])
+            if self.reflex.matches(text):
+                self.service.stop_reflex(time.monotonic(), text, final, language, session, uid or _new_id())
+            elif final:
+                self.service.reject_received(time.monotonic(), text, language, session, uid or _new_id(), reason)
+
     def _on_params_set(self, changed: list) -> None:
         """Apply live parameter changes (already validated)."""
         for param in changed:
@@ -152,6 +180,15 @@ class GlobalgenNode(LifecycleNode):
             self.service.reconfigure()
 
 
+_STOP = threading.Event()
+
+
+def _interrupt(signum, frame) -> None:
+    if _STOP.is_set():  # a second Ctrl-C: stop waiting for anything
+        raise KeyboardInterrupt
+    _STOP.set()
+
+
 def _new_id() -> str:
     return f"gg-{uuid.uuid4().hex[:16]}"
 
@@ -159,8 +196,13 @@ def _new_id() -> str:
 def main(args: list[str] | None = None) -> int:
     """Run globalgen_node; with autostart (default) it configures and activates itself."""
     sys.setswitchinterval(0.0005)  # let the stop reflex thread get the GIL quickly while the model decodes
+    # rclpy's own SIGINT handler would shut the context down at once, before pending transcripts could be
+    # answered; ours only asks the spin loop to end, and SIGTERM (ros2 launch) does the same.
+    _STOP.clear()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupt)
     try:
-        with rclpy.init(args=args):
+        with rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO):
             try:
                 node = GlobalgenNode()
             except startup.PARAMETER_ERRORS as exc:
@@ -176,9 +218,11 @@ def main(args: list[str] | None = None) -> int:
             elif not startup.autostart(node):
                 return 1
             try:
-                executor.spin()
+                while not _STOP.is_set() and rclpy.ok():  # a signal ends the loop between callbacks, never inside
+                    executor.spin_once(timeout_sec=0.1)   # one (a message taken from DDS is always handled)
+                node.get_logger().info("interrupted: answering what is pending, then exiting")
             finally:
-                node.release()  # after Ctrl-C the context is gone: no lifecycle transition is possible
+                node.release()
                 node.destroy_node()
     except (KeyboardInterrupt, ExternalShutdownException):
         pass

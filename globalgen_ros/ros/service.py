@@ -8,6 +8,7 @@ import threading
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.duration import Duration
 from rclpy.lifecycle import LifecycleNode
 
 from globalgen_ros.assistant import InputError
@@ -94,11 +95,20 @@ class Service:
         if self.pool is not None:
             self.pool.stop(reject, wait_s=min(2.0, self.p["cloud.deadline_s"]))
             self.pool = None
+        if answer:  # let the subscribers acknowledge the last answers before the process may exit
+            for pub in (self.pub_response, self.pub_intent):
+                with contextlib.suppress(Exception):
+                    pub.wait_for_all_acked(Duration(seconds=1.0))
 
     def destroy(self) -> None:
         """Destroy the publishers and drop the model."""
         for pub in (self.pub_response, self.pub_stream, self.pub_intent, self.pub_diag):
             self.node.destroy_lifecycle_publisher(pub)
+        if self.assistant is not None:
+            try:
+                self.assistant.cache.close()  # flush the warm tier to the cold one (if any), release its files
+            except Exception as exc:  # noqa: BLE001 - shutting down: say it, keep going
+                self.log.warn(f"closing the KV cache failed: {exc.__class__.__name__}: {exc}")
         self.assistant = self.watchdog = None
 
     def reconfigure(self) -> None:
@@ -132,6 +142,11 @@ class Service:
             self.log.warn(f"stop reflex: {text[:40]!r} ({utterance_id})")
         if is_final:
             self._finish(Job(utterance_id, session_id, text, language, received, epoch), outcome)
+
+    def reject_received(self, received: float, text: str, language: str, session_id: str, utterance_id: str,
+                        reason: str) -> None:
+        """Answer a final transcript taken from DDS after the subscription closed with REJECTED `reason`."""
+        self._reject(Job(utterance_id, session_id, text, language, received, self.stop_epoch), reason)
 
     def submit(self, received: float, text: str, language: str, session_id: str, utterance_id: str) -> None:
         """Check the input and queue it for the model; answer ERROR or REJECTED at once if that fails."""

@@ -63,6 +63,9 @@ class Worker:
         if self._thread.is_alive():
             self._queue.put(None, timeout=timeout_s)  # wake the thread; it exits after the job in flight
             self._thread.join(timeout_s)
+        busy = self.busy
+        if self._thread.is_alive() and busy is not None:  # outlived the join: answer it now (claim drops the
+            reject(busy)                                    # late answer, which would hit a disabled publisher)
         for job in self.drain():  # submitted by a callback that was still running
             reject(job)
 
