@@ -51,7 +51,7 @@ def start_node(env: dict[str, str], log_path: Path, args) -> subprocess.Popen:
     overrides = ["cloud.enabled:=false", "watchdog.deadline_ms:=60000.0", "queue.max_size:=64",
                  "reflex.cancel_pending:=false", f"threads:={getattr(args, 'threads', 1)}",
                  f"max_new_tokens:={getattr(args, 'max_new_tokens', 64)}",
-                 *([f"model_dir:={model_dir}"] if model_dir else [])]
+                 *([f"model_dir:={model_dir}"] if model_dir else []), *getattr(args, "extra_overrides", [])]
     argv += ["--ros-args", *[arg for o in overrides for arg in ("-p", o)]]
     with open(log_path, "wb") as log:  # the child keeps its own copy of the file descriptor
         return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)

@@ -7,7 +7,7 @@ import importlib
 import sys
 
 SUITES = {"decode": "globalgen_ros.bench.decode_bench", "cache": "globalgen_ros.bench.cache_bench",
-          "node": "globalgen_ros.bench.node_bench"}
+          "node": "globalgen_ros.bench.node_bench", "soak": "globalgen_ros.bench.soak_bench"}
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -15,7 +15,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("bench", help="benchmark decoding strategies, the KV cache or the node",
                               description=__doc__)
     p.add_argument("--suite", choices=sorted(SUITES), default="decode",
-                   help="decode: ar / parallel / confident / transformers (default); cache; node")
+                   help="decode: ar / parallel / confident / transformers (default); cache; node; soak")
     p.add_argument("--json", action="store_true", help="print only the JSON line")
     p.add_argument("--plot", metavar="FILE.png", help="write a chart (latency per strategy, tokens per forward)")
     p.add_argument("--prompts", metavar="FILE.jsonl",
@@ -30,6 +30,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--lookup", type=int, default=10, help="prompt_lookup_num_tokens of the transformers peer")
     p.add_argument("--no-transformers", action="store_true", help="skip the PyTorch transformers peers")
     p.add_argument("--profile", metavar="FILE", help="profile `parallel` with pyinstrument (.html or text)")
+    p.add_argument("--minutes", type=float, help="soak suite: run for this long instead of -n utterances")
+    p.add_argument("--window", type=int, default=8, help="soak suite: transcripts in flight at once (default 8)")
+    p.add_argument("--sample-every", dest="sample_every", type=int, default=500,
+                   help="soak suite: sample RSS, fds and threads every this many answers (default 500)")
     p.add_argument("--sessions", type=int, default=10_000,
                    help="cache suite: simulated sessions of the memory check (default 10000)")
     p.set_defaults(func=run)
