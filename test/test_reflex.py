@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from globalgen_ros.ros.sessions import Sessions
 from globalgen_ros.serving.reflex import ReflexWordsError, StopReflex, load_words
+from globalgen_ros.serving.sessions import Sessions
 from globalgen_ros.watchdog.language import detect_language
 from globalgen_ros.watchdog.supervisor import Turn
 

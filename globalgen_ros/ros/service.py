@@ -14,11 +14,11 @@ from rclpy.lifecycle import LifecycleNode
 from globalgen_ros.assistant import InputError
 from globalgen_ros.msg import ActionIntent, Response
 from globalgen_ros.ros import answers, diagnostics, qos, startup
-from globalgen_ros.ros.cloud_pool import CloudPool
-from globalgen_ros.ros.sessions import Sessions
-from globalgen_ros.ros.worker import Job, Worker
 from globalgen_ros.serving.checks import check_answer
+from globalgen_ros.serving.cloud_pool import CloudPool
 from globalgen_ros.serving.confirm import Confirmations, load_words
+from globalgen_ros.serving.sessions import Sessions
+from globalgen_ros.serving.worker import Job, Worker
 from globalgen_ros.watchdog.breaker import CircuitBreaker
 from globalgen_ros.watchdog.cloud import CloudClient
 from globalgen_ros.watchdog.language import APOLOGY, BUSY, NOT_UNDERSTOOD, STOPPING, TOO_LONG, say

@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from globalgen_ros.ros.worker import Job
+from globalgen_ros.serving.worker import Job
 
 
 class CloudPool:

@@ -1,0 +1,138 @@
+"""Run the exported understanding model (numpy + onnxruntime, no torch): text -> intent, confidence, slots, spans.
+
+python -m globalgen_ros.understanding.predict models/nlu_v1 "navigate to the central station"
+"""
+
+import json
+import sys
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from globalgen_ros.grounding.numbers import numbers_said
+from globalgen_ros.understanding.labels import ABSENT, Layout, decode_bio
+from globalgen_ros.understanding.normalise import normalise, to_original_span
+
+
+def is_latin_word_char(ch: str) -> bool:
+    """Latin letter, digit, or an in-word apostrophe/hyphen-like mark."""
+    if ch.isdigit() or ch in "'’-":
+        return True
+    return unicodedata.category(ch)[0] == "L" and "LATIN" in unicodedata.name(ch, "")
+
+
+def widen_to_words(text: str, a: int, b: int) -> tuple[int, int]:
+    """Strip surrounding whitespace, then extend [a, b) so it never cuts inside a Latin-script word."""
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    if a >= b:
+        return a, b
+    while a > 0 and is_latin_word_char(text[a]) and is_latin_word_char(text[a - 1]):
+        a -= 1
+    while b < len(text) and is_latin_word_char(text[b - 1]) and is_latin_word_char(text[b]):
+        b += 1
+    return a, b
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Softmax of a vector."""
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+class Understanding:
+    """The int8 understanding model of a model directory (nlu.int8.onnx, tokenizer.json, nlu.json)."""
+
+    def __init__(self, model_dir: str | Path, threads: int = 1):
+        d = Path(model_dir)
+        self.meta = json.loads((d / "nlu.json").read_text())
+        self.layout = Layout.from_json(self.meta)
+        self.tok = Tokenizer.from_file(str(d / "tokenizer.json"))
+        self.tok.no_padding()
+        self.tok.no_truncation()
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        self.sess = ort.InferenceSession(str(d / "nlu.int8.onnx"), so, providers=["CPUExecutionProvider"])
+        self.temperature = float(self.meta["temperature"])
+        self.max_len = int(self.meta["max_len"])
+
+    def encode(self, norm: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """Token ids (1, T) and char offsets into the normalised text, truncated to max_len (keeps </s>)."""
+        enc = self.tok.encode(norm)
+        ids, offsets = list(enc.ids), list(enc.offsets)
+        if len(ids) > self.max_len:
+            ids, offsets = ids[: self.max_len - 1] + ids[-1:], offsets[: self.max_len - 1] + [(0, 0)]
+        return np.array([ids], dtype=np.int64), offsets
+
+    def span_slots(self, text: str, idx: list[int], offsets, tags: np.ndarray, types: dict) -> tuple[dict, dict]:
+        """Text / number slots of the predicted intent from BIO runs; values and original-text spans."""
+        slots, spans = {}, {}
+        names = [self.layout.tags[int(t)] for t in tags]
+        for name, t0, t1 in decode_bio(names):
+            if types.get(name) not in ("text", "number") or name in slots:
+                continue
+            toks = [offsets[t] for t in range(t0, t1) if offsets[t][1] > offsets[t][0]]
+            if not toks:
+                continue
+            a, b = to_original_span(idx, min(s for s, _ in toks), max(e for _, e in toks))
+            a, b = widen_to_words(text, a, b)
+            if a >= b:
+                continue
+            if types[name] == "number":
+                said = numbers_said(text[a:b])
+                if not said:
+                    continue
+                slots[name] = said[0]
+            else:
+                slots[name] = text[a:b]
+            spans[name] = (a, b)
+        return slots, spans
+
+    def enum_slots(self, intent: str, enum_logits: np.ndarray) -> dict:
+        """Enum slots of the intent from its groups of the enum head (<absent> -> not set)."""
+        out = {}
+        for key, g in self.layout.enums.items():
+            it, _, slot = key.partition(".")
+            if it != intent:
+                continue
+            k, vals = g["offset"], g["values"]
+            v = vals[int(enum_logits[k : k + len(vals)].argmax())]
+            if v != ABSENT:
+                out[slot] = v
+        return out
+
+    def run(self, text: str) -> dict:
+        """Normalised text, char map, token offsets and the three raw logit arrays for one utterance."""
+        norm, idx = normalise(text)
+        ids, offsets = self.encode(norm)
+        il, tl, el = self.sess.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})
+        return {"norm": norm, "idx": idx, "offsets": offsets, "intent": il[0], "tags": tl[0], "enum": el[0]}
+
+    def predict(self, text: str) -> dict:
+        """{"intent", "confidence", "slots": {name: value}, "spans": {name: (start, end)}} for one utterance."""
+        r = self.run(text)
+        norm, idx, offsets, tl, el = r["norm"], r["idx"], r["offsets"], r["tags"], r["enum"]
+        p = softmax(r["intent"] / self.temperature)
+        intent = self.layout.intents[int(p.argmax())]
+        types = self.layout.slot_types.get(intent, {})
+        slots, spans = self.span_slots(text, idx, offsets, tl.argmax(-1), types) if norm else ({}, {})
+        slots.update(self.enum_slots(intent, el))
+        order = list(types)
+        slots = {k: slots[k] for k in order if k in slots}
+        return {"intent": intent, "confidence": float(p.max()), "slots": slots, "spans": spans}
+
+
+def main() -> None:
+    u = Understanding(sys.argv[1])
+    for text in sys.argv[2:]:
+        print(json.dumps(u.predict(text), ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
