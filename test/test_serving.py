@@ -181,3 +181,15 @@ def test_ranges_are_checked_in_the_schema():
 def test_declines_are_told_from_small_talk(text, declined):
     assert is_decline(Outcome(OK, EDGE, text, "en-US")) is declined
     assert not is_decline(Outcome(OK, EDGE, text, "en-US", intent="navigate"))
+
+
+@given(st.integers(16, 32), st.integers(16, 32), st.sampled_from(["zh", "en", "digits"]),
+       st.sampled_from([", no, make that ", " no wait ", " I mean ", "，不对，", " 不 ", "，我是说"]))
+def test_a_self_correction_gives_the_corrected_number(first, second, form, marker):
+    say_ = {"zh": zh_number, "en": en_number, "digits": str}[form]
+    if marker.strip(" ，,").isascii() == (form == "zh"):
+        marker = {"zh": "，不对，", "en": ", no, make that ", "digits": " no wait "}[form]
+    text = (f"把温度调到{say_(first)}{marker}{say_(second)}度" if form == "zh"
+            else f"set the temperature to {say_(first)}{marker}{say_(second)}")
+    outcome = check_answer(temperature(str(first), "zh-CN" if form == "zh" else "en-US"), text, SCHEMA)
+    assert outcome.intent == "set_temperature" and outcome.slots == {"temperature": str(second)}, text

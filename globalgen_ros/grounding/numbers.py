@@ -53,3 +53,28 @@ def is_said(value: str, text: str) -> bool:
         return canonical(value) in numbers_said(text)
     except ValueError:
         return False
+
+
+# A self-correction after a number: "17, no, make that 22", "二十六 不 二十四度", "set it to 20 I mean 21".
+CORRECTION = re.compile(r"(?i)\b(?:no|nope|sorry|i mean|make (?:that|it)|actually|wait|rather|correction|scratch that)"
+                        r"\b|不对|不是|不要|哦不|我是说|改成|应该是|算了|[，,\s]不[，,\s]")
+
+
+def corrected(value: str, text: str) -> str:
+    """Return the number the speaker settled on: `value`, or the last number said after a self-correction that
+    follows it ("set it to 17, no, make that 22" -> "22")."""
+    digits = to_digits(text)
+    try:
+        target = canonical(value)
+    except ValueError:
+        return value
+    found = [m for m in _DIGITS.finditer(digits) if canonical(m.group()) == target]
+    if not found:
+        return value
+    after = digits[found[-1].end():]
+    marker = CORRECTION.search(after)
+    if marker is None:
+        return target
+    later = [canonical(m.group()) for m in _DIGITS.finditer(after[marker.end():])]
+    return later[-1] if later else target
+

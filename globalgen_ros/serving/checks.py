@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from globalgen_ros.grounding.numbers import canonical, is_said, numbers_said
+from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
 from globalgen_ros.watchdog.language import MISSING, NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
 from globalgen_ros.watchdog.supervisor import Outcome
 
@@ -30,7 +30,15 @@ def ground_numbers(outcome: Outcome, text: str, schema) -> Outcome:
     slots = dict(outcome.slots)
     for slot in schema[outcome.intent].slots:
         value = slots.get(slot.name)
-        if slot.type != "number" or value is None or is_said(value, text):
+        if slot.type != "number" or value is None:
+            continue
+        if is_said(value, text):
+            settled = corrected(value, text)  # "17, no, make that 22": the corrected one
+            if settled != value:
+                slots[slot.name] = settled
+                outcome = replace(outcome, text=outcome.text.replace(value, settled),
+                                  notes=[*outcome.notes, f"{slot.name}={value} was corrected by the speaker to "
+                                                         f"{settled}"])
             continue
         said = sorted(set(numbers_said(text)))
         if len(said) == 1:  # the reply repeats the slot verbatim: say the number that was said there too
