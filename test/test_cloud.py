@@ -191,3 +191,21 @@ def test_clean_text_drops_control_characters():
 def test_bad_base_url(url):
     with pytest.raises(ValueError):
         parse_base_url(url)
+
+
+@pytest.mark.parametrize("content, confidence", [
+    ('{"intent": "navigate", "slots": {"destination": "X"}, "reply": "ok", "confidence": 0.72}', 0.72),
+    ('{"intent": "navigate", "slots": {"destination": "X"}, "reply": "ok"}', 0.5),
+    ('{"intent": "navigate", "slots": {"destination": "X"}, "reply": "ok", "confidence": 7}', 0.5),
+    ('{"intent": "unlock", "slots": {}, "reply": "ok", "confidence": 1.0}', 0.0),
+    ("just words", 0.0)])
+def test_a_cloud_answer_carries_the_confidence_it_earned(content, confidence):
+    assert parse_answer(content, SCHEMA, "en-US").confidence == confidence
+
+
+def test_numbers_of_absurd_length_and_nested_bodies_are_not_slots():
+    answer = parse_answer('{"intent": "set_temperature", "slots": {"temperature": "' + "9" * 120 + '"}, "reply": "ok"}',
+                          SCHEMA, "en-US")
+    assert "temperature" not in answer.slots
+    deep = "{" + '"a": [' * 50_000 + "]" * 50_000 + "}"
+    assert parse_answer(deep, SCHEMA, "en-US").intent == "none"  # unreadable JSON: plain text, never acted on

@@ -344,8 +344,15 @@ def test_flood_of_500_gets_exactly_500_final_responses(node):
     assert rejected and all("overloaded" in r.error for r in rejected)
 
 
-def test_api_key_is_sent_but_never_logged(node, cloud):
-    assert any(r["headers"].get("Authorization") == f"Bearer {API_KEY}" for r in cloud.requests)
+def test_api_key_is_sent_but_never_logged(node, cloud, reset_cloud):
+    """Stands alone: makes its own deferred request (answered, then refused with the headers echoed back)."""
+    n = cloud.served
+    assert answer(node, LONG_EN)[0].status == Response.STATUS_DEFERRED_TO_CLOUD
+    cloud.mode = "http_400_echo"
+    refused, _ = answer(node, LONG_ZH)
+    assert cloud.served == n + 2 and cloud.requests[-1]["headers"].get("Authorization") == f"Bearer {API_KEY}"
+    assert refused.status == Response.STATUS_FALLBACK and "HTTP 400" in refused.error
+    assert API_KEY not in refused.error and API_KEY not in refused.text
     assert API_KEY not in node.process.output()
     for path in Path(os.environ["ROS_LOG_DIR"]).rglob("*"):
         if path.is_file():

@@ -12,7 +12,8 @@ from globalgen_ros.watchdog.language import DECLINED, say
 
 MAX_REPLY_CHARS = 400
 MAX_SLOT_CHARS = 120
-_NUMBER = re.compile(r"[0-9]+")  # number slots hold digits (config/intents.yaml)
+_NUMBER = re.compile(r"[0-9]{1,6}")  # number slots hold digits (config/intents.yaml); 120 digits are no number
+UNRATED = 0.5  # the confidence of a cloud answer that did not rate itself
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
 
 
@@ -23,13 +24,15 @@ class CloudAnswer:
     text: str
     trusted: bool = True  # False when the cloud's intent was not usable and `none` stands in for it
     notes: list[str] = field(default_factory=list)  # what was dropped or replaced, for Response.error
+    confidence: float = UNRATED  # what the cloud said of its intent, in [0, 1]; 0 when not trusted
 
 
 def system_prompt(schema) -> str:
     """Describe the schema and the JSON reply format to the cloud model."""
     lines = ["You are the voice assistant of a robot or vehicle. Map the user's request to exactly one intent of",
              "this schema and answer with ONE JSON object and nothing else:",
-             '{"intent": "<name>", "slots": {"<slot>": "<value>"}, "reply": "<short spoken reply>"}',
+             '{"intent": "<name>", "slots": {"<slot>": "<value>"}, "reply": "<short spoken reply>", '
+             '"confidence": <0 to 1: how sure you are of the intent>}',
              "Intents (slot: type):"]
     for intent in schema.intents:
         slots = ", ".join(_describe_slot(slot) for slot in intent.slots)
@@ -69,11 +72,11 @@ def parse_answer(content: str, schema, language: str) -> CloudAnswer:
         text = clean_text(content, MAX_REPLY_CHARS)
         if not text:
             raise CloudError("cloud reply is neither JSON nor readable text")
-        return CloudAnswer("none", {}, text, False, ["cloud reply was not JSON: used as text, intent none"])
+        return CloudAnswer("none", {}, text, False, ["cloud reply was not JSON: used as text, intent none"], 0.0)
     intent = obj.get("intent")
     if not isinstance(intent, str) or intent not in schema:
         note = f"cloud intent {clean_text(str(intent), 40)!r} is not in the schema: replaced by none"
-        return CloudAnswer("none", {}, say(DECLINED, language), False, [note])
+        return CloudAnswer("none", {}, say(DECLINED, language), False, [note], 0.0)
     reply = obj.get("reply", obj.get("text"))
     text = clean_text(reply, MAX_REPLY_CHARS) if isinstance(reply, str) else ""
     if not text:
@@ -92,7 +95,10 @@ def parse_answer(content: str, schema, language: str) -> CloudAnswer:
     unknown = sorted(set(slots) - {slot.name for slot in schema[intent].slots})
     if unknown:
         notes.append(f"slots not in the schema dropped: {', '.join(clean_text(name, 40) for name in unknown)}")
-    return CloudAnswer(intent, kept, text, True, notes)
+    rated = obj.get("confidence")
+    confidence = (float(rated) if isinstance(rated, (int, float)) and not isinstance(rated, bool)
+                  and 0.0 <= rated <= 1.0 else UNRATED)
+    return CloudAnswer(intent, kept, text, True, notes, confidence)
 
 
 def _json_object(content: str) -> dict | None:
@@ -103,7 +109,7 @@ def _json_object(content: str) -> dict | None:
         return None
     try:
         obj = json.loads(stripped[start:end + 1])
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a body nested thousands deep
         return None
     return obj if isinstance(obj, dict) else None
 

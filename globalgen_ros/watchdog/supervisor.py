@@ -131,7 +131,7 @@ class Watchdog:
             return self.fallback(req, f"{deferral.reason}; cloud failed: {exc}", deferral)
         error = "; ".join([f"deferred: {deferral.reason}", *answer.notes])
         return Outcome(DEFERRED, CLOUD, answer.text, req.language, intent=answer.intent, slots=answer.slots,
-                       confidence=1.0 if answer.trusted else 0.0, error=error,
+                       confidence=answer.confidence, error=error,
                        strategy="cloud")
 
     def fallback(self, req: Request, reason: str, deferral: Deferral | None = None) -> Outcome:
