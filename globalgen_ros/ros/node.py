@@ -23,7 +23,7 @@ from std_msgs.msg import String
 
 from globalgen_ros.msg import Transcript
 from globalgen_ros.ros import params, qos, startup
-from globalgen_ros.ros.service import Service
+from globalgen_ros.ros.responder import Responder
 from globalgen_ros.serving.reflex import StopReflex, load_words
 from globalgen_ros.watchdog.language import detect_language
 
@@ -36,7 +36,7 @@ class GlobalgenNode(LifecycleNode):
         self.p = params.declare(self)
         self.add_post_set_parameters_callback(self._on_params_set)
         self.reflex = StopReflex(load_words(self.p["reflex.words_path"] or None))
-        self.service: Service | None = None
+        self.responder: Responder | None = None
         self._input_group = MutuallyExclusiveCallbackGroup()  # transcripts: cheap work only
         self._timer_group = MutuallyExclusiveCallbackGroup()  # diagnostics
         self._subscriptions_active: list = []
@@ -45,7 +45,7 @@ class GlobalgenNode(LifecycleNode):
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Load the schema and the model, warm it up, create publishers and the cloud client."""
         try:
-            self.service = Service(self, self.p)
+            self.responder = Responder(self, self.p, self.reflex)
         except startup.ConfigureError as exc:
             self.get_logger().error(f"configure failed: {exc}")
             return TransitionCallbackReturn.FAILURE
@@ -54,7 +54,7 @@ class GlobalgenNode(LifecycleNode):
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Enable the publishers, start the worker, then subscribe (so nothing arrives before we can answer)."""
         result = super().on_activate(state)
-        self.service.start()
+        self.responder.start()
         depth = self.p["qos.depth"]
         finals = self.create_subscription(Transcript, "asr/transcript", self._on_final, qos.transcripts(depth),
                                           callback_group=self._input_group, content_filter_options=qos.finals_only())
@@ -70,7 +70,7 @@ class GlobalgenNode(LifecycleNode):
             self.create_subscription(String, "asr/text", self._on_text, qos.transcripts(depth),
                                      callback_group=self._input_group),
         ]
-        self._timer = self.create_timer(self.p["diagnostics.period_s"], self.service.publish_diagnostics,
+        self._timer = self.create_timer(self.p["diagnostics.period_s"], self.responder.publish_diagnostics,
                                         callback_group=self._timer_group)
         self.get_logger().info("active: listening on asr/transcript and asr/text")
         return result
@@ -79,13 +79,13 @@ class GlobalgenNode(LifecycleNode):
         """Unsubscribe, answer what is still queued with REJECTED, then disable the publishers."""
         reason = "node deactivated before this transcript was answered"
         self._unsubscribe(reason)
-        self.service.stop(reason)
+        self.responder.stop(reason)
         return super().on_deactivate(state)
 
     def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Release the model and the publishers."""
-        self.service.destroy()
-        self.service = None
+        self.responder.destroy()
+        self.responder = None
         return super().on_cleanup(state)
 
     def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -96,15 +96,15 @@ class GlobalgenNode(LifecycleNode):
     def release(self) -> None:
         """Unsubscribe, answer pending transcripts if still possible, stop the threads, drop the model."""
         self._unsubscribe("node shutting down")
-        if self.service is not None:
-            self.service.stop("node shutting down")
-            self.service.destroy()
-            self.service = None
+        if self.responder is not None:
+            self.responder.stop("node shutting down")
+            self.responder.destroy()
+            self.responder = None
 
     def _unsubscribe(self, reason: str = "") -> None:
         """Destroy the subscriptions; first answer what DDS still holds for them (a stop still stops)."""
         for sub in self._subscriptions_active:
-            if reason and self.service is not None and self.context.ok():
+            if reason and self.responder is not None and self.context.ok():
                 self._drain(sub, reason)
             self.destroy_subscription(sub)
         self._subscriptions_active = []
@@ -135,8 +135,8 @@ class GlobalgenNode(LifecycleNode):
 
     def _dispatch(self, received: float, text: str, is_final: bool, language: str, session_id: str,
                   utterance_id: str) -> None:
-        service = self.service
-        if service is None:
+        responder = self.responder
+        if responder is None:
             return
         reflex = (is_final or self.p["reflex.on_partial"]) and self.reflex.matches(text)
         if not (reflex or is_final):
@@ -145,9 +145,9 @@ class GlobalgenNode(LifecycleNode):
         language = language or detect_language(text[:200], self.p["language.default"])
         utterance_id = utterance_id or _new_id()
         if reflex:
-            service.stop_reflex(received, text, is_final, language, session_id, utterance_id)
+            responder.stop_reflex(received, text, is_final, language, session_id, utterance_id)
         else:
-            service.submit(received, text, language, session_id, utterance_id)
+            responder.submit(received, text, language, session_id, utterance_id)
 
     def _drain(self, sub, reason: str) -> None:
         """Take the messages still queued for `sub`: stops fire the reflex, finals are answered REJECTED."""
@@ -166,9 +166,9 @@ class GlobalgenNode(LifecycleNode):
             language = ("" if isinstance(msg, String) else msg.language) or detect_language(
                 text[:200], self.p["language.default"])
             if self.reflex.matches(text):
-                self.service.stop_reflex(time.monotonic(), text, final, language, session, uid or _new_id())
+                self.responder.stop_reflex(time.monotonic(), text, final, language, session, uid or _new_id())
             elif final:
-                self.service.reject_received(time.monotonic(), text, language, session, uid or _new_id(), reason)
+                self.responder.reject_received(time.monotonic(), text, language, session, uid or _new_id(), reason)
 
     def _on_params_set(self, changed: list) -> None:
         """Apply live parameter changes (already validated)."""
@@ -176,8 +176,8 @@ class GlobalgenNode(LifecycleNode):
             self.p[param.name] = param.value
         if any(param.name == "reflex.words_path" for param in changed):
             self.reflex.configure(load_words(self.p["reflex.words_path"] or None))
-        if self.service is not None:
-            self.service.reconfigure()
+        if self.responder is not None:
+            self.responder.reconfigure()
 
 
 _STOP = threading.Event()

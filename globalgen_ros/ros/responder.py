@@ -17,6 +17,7 @@ from globalgen_ros.ros import answers, diagnostics, qos, startup
 from globalgen_ros.serving.checks import check_answer
 from globalgen_ros.serving.cloud_pool import CloudPool
 from globalgen_ros.serving.confirm import Confirmations, load_words
+from globalgen_ros.serving.reflex import StopReflex
 from globalgen_ros.serving.sessions import Sessions
 from globalgen_ros.serving.worker import Job, Worker
 from globalgen_ros.watchdog.breaker import CircuitBreaker
@@ -41,11 +42,11 @@ from globalgen_ros.watchdog.supervisor import (
 SUPERSEDED = "superseded by a stop command received after it (reflex.cancel_pending)"
 
 
-class Service:
+class Responder:
     """Own everything between a received transcript and its one final Response."""
 
-    def __init__(self, node: LifecycleNode, p: dict):
-        self.node, self.p = node, p
+    def __init__(self, node: LifecycleNode, p: dict, reflex: StopReflex):
+        self.node, self.p, self.reflex = node, p, reflex
         self.redact = Redactor(url_secrets(p["cloud.base_url"]))
         self.redact.add(*(v for v in (startup.check_cloud_key(p), os.environ.get(p["cloud.api_key_env"] or "-", ""))
                           if v.strip()))
@@ -133,7 +134,7 @@ class Service:
             if self.p["reflex.cancel_pending"]:
                 self.stop_epoch += 1
             epoch = self.stop_epoch
-            fire = self.node.reflex.first_fire(utterance_id)
+            fire = self.reflex.first_fire(utterance_id)
             if fire:
                 self.pub_intent.publish(answers.stop_intent(self._stamp(), utterance_id, session_id))
                 self.confirmations.cancel_all()  # nothing asked before a stop may be confirmed after it
