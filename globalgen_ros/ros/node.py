@@ -25,6 +25,7 @@ from globalgen_ros.msg import Transcript
 from globalgen_ros.ros import params, qos, startup
 from globalgen_ros.ros.responder import Responder
 from globalgen_ros.serving.reflex import StopReflex, load_words
+from globalgen_ros.serving.worker import Utterance
 from globalgen_ros.watchdog.language import detect_language
 
 
@@ -115,39 +116,44 @@ class GlobalgenNode(LifecycleNode):
     def _on_final(self, msg: Transcript) -> None:
         """Handle one final Transcript (its own subscription: partials cannot evict it)."""
         if msg.is_final:  # without content filters both subscriptions see every message
-            self._handle(time.monotonic(), msg.text, True, msg.language, msg.session_id, msg.utterance_id)
+            self._handle(self._utterance(msg, time.monotonic()))
 
     def _on_partial(self, msg: Transcript) -> None:
         """Handle one partial Transcript (only the stop reflex looks at it)."""
         if not msg.is_final:
-            self._handle(time.monotonic(), msg.text, False, msg.language, msg.session_id, msg.utterance_id)
+            self._handle(self._utterance(msg, time.monotonic()))
 
     def _on_text(self, msg: String) -> None:
         """Handle one std_msgs/String as a final transcript without session."""
-        self._handle(time.monotonic(), msg.data, True, "", "", "")
+        self._handle(self._utterance(msg, time.monotonic()))
 
-    def _handle(self, received: float, text: str, is_final: bool, language: str, session_id: str,
-                utterance_id: str) -> None:
+    def _utterance(self, msg: Transcript | String, received: float) -> Utterance:
+        """Build the one record of a message that travels from here to its answer."""
+        if isinstance(msg, String):
+            text, final, language, session, uid = msg.data, True, "", "", ""
+        else:
+            text, final, language, session, uid = msg.text, msg.is_final, msg.language, msg.session_id, \
+                msg.utterance_id
+        # The first characters tell the language; never scan a megabyte of text in this callback.
+        language = language or detect_language(text[:200], self.p["language.default"])
+        return Utterance(text, final, language, session, uid or _new_id(), received)
+
+    def _handle(self, utterance: Utterance) -> None:
         try:
-            self._dispatch(received, text, is_final, language, session_id, utterance_id)
+            self._dispatch(utterance)
         except Exception as exc:  # noqa: BLE001 - an exception here would stop the executor, and the node
-            self.get_logger().error(f"transcript {utterance_id!r} not handled: {exc.__class__.__name__}: {exc}")
+            self.get_logger().error(f"transcript {utterance.utterance_id!r} not handled: "
+                                    f"{exc.__class__.__name__}: {exc}")
 
-    def _dispatch(self, received: float, text: str, is_final: bool, language: str, session_id: str,
-                  utterance_id: str) -> None:
+    def _dispatch(self, utterance: Utterance) -> None:
         responder = self.responder
         if responder is None:
             return
-        reflex = (is_final or self.p["reflex.on_partial"]) and self.reflex.matches(text)
-        if not (reflex or is_final):
-            return  # partial hypotheses never get a final reply
-        # The first characters tell the language; never scan a megabyte of text in this callback.
-        language = language or detect_language(text[:200], self.p["language.default"])
-        utterance_id = utterance_id or _new_id()
+        reflex = (utterance.is_final or self.p["reflex.on_partial"]) and self.reflex.matches(utterance.text)
         if reflex:
-            responder.stop_reflex(received, text, is_final, language, session_id, utterance_id)
-        else:
-            responder.submit(received, text, language, session_id, utterance_id)
+            responder.stop_reflex(utterance)
+        elif utterance.is_final:  # partial hypotheses never get a final reply
+            responder.submit(utterance)
 
     def _drain(self, sub, reason: str) -> None:
         """Take the messages still queued for `sub`: stops fire the reflex, finals are answered REJECTED."""
@@ -159,16 +165,11 @@ class GlobalgenNode(LifecycleNode):
                 return
             if taken is None:
                 return
-            msg = taken[0]
-            text, final = (msg.data, True) if isinstance(msg, String) else (msg.text, msg.is_final)
-            uid = "" if isinstance(msg, String) else msg.utterance_id
-            session = "" if isinstance(msg, String) else msg.session_id
-            language = ("" if isinstance(msg, String) else msg.language) or detect_language(
-                text[:200], self.p["language.default"])
-            if self.reflex.matches(text):
-                self.responder.stop_reflex(time.monotonic(), text, final, language, session, uid or _new_id())
-            elif final:
-                self.responder.reject_received(time.monotonic(), text, language, session, uid or _new_id(), reason)
+            utterance = self._utterance(taken[0], time.monotonic())
+            if self.reflex.matches(utterance.text):
+                self.responder.stop_reflex(utterance)
+            elif utterance.is_final:
+                self.responder.reject_received(utterance, reason)
 
     def _on_params_set(self, changed: list) -> None:
         """Apply live parameter changes (already validated)."""

@@ -19,7 +19,7 @@ from globalgen_ros.serving.cloud_pool import CloudPool
 from globalgen_ros.serving.confirm import Confirmations, load_words
 from globalgen_ros.serving.reflex import StopReflex
 from globalgen_ros.serving.sessions import Sessions
-from globalgen_ros.serving.worker import Job, Worker
+from globalgen_ros.serving.worker import Job, Utterance, Worker
 from globalgen_ros.watchdog.breaker import CircuitBreaker
 from globalgen_ros.watchdog.cloud import CloudClient
 from globalgen_ros.watchdog.language import APOLOGY, BUSY, NOT_UNDERSTOOD, STOPPING, TOO_LONG, say
@@ -125,42 +125,42 @@ class Responder:
         self.confirmations.timeout_s = p["confirm.timeout_s"]
 
     # ---- transcript callbacks (executor threads: cheap work only) -----------------------------------------
-    def stop_reflex(self, received: float, text: str, is_final: bool, language: str, session_id: str,
-                    utterance_id: str) -> None:
+    def stop_reflex(self, u: Utterance) -> None:
         """Publish the stop intent now; answer a final transcript with the reflex's Response."""
-        outcome = Outcome(OK, REFLEX, say(STOPPING, language), language, intent="stop", confidence=1.0,
+        outcome = Outcome(OK, REFLEX, say(STOPPING, u.language), u.language, intent="stop", confidence=1.0,
                           strategy="reflex")
         with self._epoch_lock:  # no motion intent can be published between the epoch bump and the stop
             if self.p["reflex.cancel_pending"]:
                 self.stop_epoch += 1
             epoch = self.stop_epoch
-            fire = self.reflex.first_fire(utterance_id)
+            fire = self.reflex.first_fire(u.utterance_id)
             if fire:
-                self.pub_intent.publish(answers.stop_intent(self._stamp(), utterance_id, session_id))
+                self.pub_intent.publish(answers.stop_intent(self._stamp(), u.utterance_id, u.session_id))
                 self.confirmations.cancel_all()  # nothing asked before a stop may be confirmed after it
         if fire:
-            self.stats.record_stop((time.monotonic() - received) * 1000.0)
-            self.log.warn(f"stop reflex: {text[:40]!r} ({utterance_id})")
-        if is_final:
-            self._finish(Job(utterance_id, session_id, text, language, received, epoch), outcome)
+            self.stats.record_stop((time.monotonic() - u.received) * 1000.0)
+            self.log.warn(f"stop reflex: {u.text[:40]!r} ({u.utterance_id})")
+        if u.is_final:
+            self._finish(u.job(epoch), outcome)
 
-    def reject_received(self, received: float, text: str, language: str, session_id: str, utterance_id: str,
-                        reason: str) -> None:
+    def reject_received(self, u: Utterance, reason: str) -> None:
         """Answer a final transcript taken from DDS after the subscription closed with REJECTED `reason`."""
-        self._reject(Job(utterance_id, session_id, text, language, received, self.stop_epoch), reason)
+        self._reject(u.job(self.stop_epoch), reason)
 
-    def submit(self, received: float, text: str, language: str, session_id: str, utterance_id: str) -> None:
+    def submit(self, u: Utterance) -> None:
         """Check the input and queue it for the model; answer ERROR or REJECTED at once if that fails."""
-        job = Job(utterance_id, session_id, text, language, received, self.stop_epoch)
-        problem = answers.field_problem(language, session_id, utterance_id)
+        job = u.job(self.stop_epoch)
+        problem = answers.field_problem(u.language, u.session_id, u.utterance_id)
         if problem:  # the reply must not carry a huge id or an arbitrary language tag into the cloud prompt
-            job.utterance_id, job.session_id = utterance_id[:answers.MAX_ID_CHARS], session_id[:answers.MAX_ID_CHARS]
-            job.language = self.p["language.default"] if "language" in problem else language
+            job.utterance_id, job.session_id = u.utterance_id[:answers.MAX_ID_CHARS], u.session_id[
+                :answers.MAX_ID_CHARS]
+            job.language = self.p["language.default"] if "language" in problem else u.language
             self._finish(job, Outcome(ERROR, NODE, say(NOT_UNDERSTOOD, job.language), job.language, error=problem))
             return
-        problem = answers.input_problem(text, self.p["input.max_chars"])
+        language = u.language
+        problem = answers.input_problem(u.text, self.p["input.max_chars"])
         if problem:
-            sentence = TOO_LONG if len(text) > self.p["input.max_chars"] else NOT_UNDERSTOOD
+            sentence = TOO_LONG if len(u.text) > self.p["input.max_chars"] else NOT_UNDERSTOOD
             self._finish(job, Outcome(ERROR, NODE, say(sentence, language), language, error=problem))
         elif self.worker is None or not self.worker.submit(job):
             limit = self.p["queue.max_size"]

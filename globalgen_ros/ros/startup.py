@@ -40,13 +40,13 @@ def load_assistant(p: dict):
     """Load the schema and the model and warm them up; return (schema, assistant, warm-up ms)."""
     from globalgen_ros.assistant import Assistant, InputError  # heavy imports only when configuring
     from globalgen_ros.runtime.artifacts import ModelArtifactError
-    from globalgen_ros.schema import SchemaError, load_schema
+    from globalgen_ros.schema import SchemaError
 
     try:
-        schema = load_schema(p["schema_path"] or None)
         cache = {name[len("cache."):]: value for name, value in p.items() if name.startswith("cache.")}
         assistant = Assistant(p["model_dir"] or None, schema_path=p["schema_path"] or None,
                               strategy=p["strategy"], threads=p["threads"], cache=cache)
+        schema = assistant.schema  # loaded once, by the assistant
         start = time.perf_counter()
         for text in WARMUP_TEXTS:  # first ORT runs allocate and pick kernels: keep that out of user latency
             assistant.respond(text, max_new_tokens=8)
