@@ -97,3 +97,21 @@ def test_a_key_with_a_trailing_newline_is_stripped_and_never_published():
         assert cloud.requests[-1]["headers"]["Authorization"] == f"Bearer {key}"
     assert final.status == Response.STATUS_FALLBACK and "HTTP 400" in final.error
     assert key not in final.error and key not in final.text and key not in node.process.output()
+
+
+@pytest.mark.parametrize("when", ["unconfigured", "configuring", "active"])
+def test_sigint_exits_within_5_s_in_every_state(when):
+    process = start_node(*(["autostart:=false"] if when == "unconfigured" else []))
+    try:
+        if when == "unconfigured":
+            process.wait_for_output("autostart is false", 60.0)
+        elif when == "active":
+            process.wait_for_output("active: listening", 60.0)
+        else:
+            time.sleep(1.0)  # importing or loading the model (interrupted imports end with -SIGINT)
+    finally:
+        start = time.monotonic()
+        code = process.stop(timeout=10.0)
+    assert time.monotonic() - start < 5.0 and code in (0, 1, -2), (code, process.output()[-1500:])
+    if when != "configuring":
+        assert code == 0
