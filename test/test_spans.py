@@ -1,0 +1,41 @@
+"""Slot spans never cut a Latin-script word, whatever the tagger proposes (no model needed)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from globalgen_ros.cli.eval import cuts_a_word
+from globalgen_ros.understanding.predict import is_latin_word_char, widen_to_words
+
+NAMES = ["Renée", "Bjørn", "Siobhán", "O'Connor", "Jean-Luc", "Müllerstraße", "Zoë", "Łukasz", "François",
+         "Nguyễn", "Ærø", "D'Angelo", "Søren", "İlkay", "Pier 39", "7-Eleven", "221B Baker Street"]
+WORDS = st.sampled_from(NAMES + ["call", "navigate", "to", "please", "the", "给", "打电话", "导航到", "西单", ",", "!"])
+
+
+@given(st.lists(WORDS, min_size=1, max_size=8), st.data())
+def test_a_widened_span_never_cuts_a_latin_word(words, data):
+    text = " ".join(words)
+    a = data.draw(st.integers(0, len(text) - 1))
+    b = data.draw(st.integers(a + 1, len(text)))
+    lo, hi = widen_to_words(text, a, b)
+    assert 0 <= lo <= hi <= len(text)
+    if lo < hi:
+        value = text[lo:hi]
+        assert value == value.strip()
+        assert not (lo > 0 and is_latin_word_char(text[lo - 1]) and is_latin_word_char(text[lo]))
+        assert not (hi < len(text) and is_latin_word_char(text[hi - 1]) and is_latin_word_char(text[hi]))
+        assert not cuts_a_word(text, value) or text.count(value) > 1
+
+
+@given(st.sampled_from(NAMES), st.data())
+def test_a_cut_name_is_widened_to_whole_words(name, data):
+    text = f"please call {name} now"
+    start = text.index(name)
+    a = data.draw(st.integers(start, start + len(name) - 1))
+    b = data.draw(st.integers(a + 1, start + len(name)))
+    if not text[a:b].strip():
+        return
+    lo, hi = widen_to_words(text, a, b)
+    assert lo <= a + (len(text[a:b]) - len(text[a:b].lstrip())) and hi >= b - (len(text[a:b]) - len(text[a:b].rstrip()))
+    assert start <= lo and hi <= start + len(name) and not cuts_a_word(text, text[lo:hi])
