@@ -52,6 +52,8 @@ def start_node(env: dict[str, str], log_path: Path, args) -> subprocess.Popen:
                  "reflex.cancel_pending:=false", f"threads:={getattr(args, 'threads', 1)}",
                  f"max_new_tokens:={getattr(args, 'max_new_tokens', 64)}",
                  *([f"model_dir:={model_dir}"] if model_dir else []), *getattr(args, "extra_overrides", [])]
+    if getattr(args, "no_understanding", False):
+        overrides.append("understanding:=false")
     argv += ["--ros-args", *[arg for o in overrides for arg in ("-p", o)]]
     with open(log_path, "wb") as log:  # the child keeps its own copy of the file descriptor
         return subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
@@ -125,16 +127,13 @@ def _matched(client) -> bool:
     return True
 
 
-def run(args) -> int:
-    """Run the node benchmark; print a table, then one JSON line (with --json only the JSON line)."""
+def bench_once(args, prompts: list[str], strategies) -> tuple[dict, dict] | None:
+    """Start one node, measure every strategy and the stop reflex; return (results per strategy, stop)."""
     import rclpy
     from rclpy.parameter_client import AsyncParameterClient
 
-    from globalgen_ros.bench.decode_bench import load_cases
     from globalgen_ros.ros.client import NodeClient
 
-    strategies = getattr(args, "strategies", None) or STRATEGIES
-    prompts = [case["text"] for case in load_cases(getattr(args, "prompts", None), getattr(args, "n", None) or 100)]
     tmp = Path(tempfile.mkdtemp(prefix="globalgen_node_bench_"))
     env = ros_environment(str(tmp / "ros_log"))
     os.environ.update({k: env[k] for k in ("ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_DOMAIN_ID", "ROS_LOG_DIR")})
@@ -154,25 +153,62 @@ def run(args) -> int:
         stop["stop_node_p95_ms"] = node_stop_p95(session)
     except (TimeoutError, AssertionError) as exc:
         print(f"node benchmark failed: {exc}\nnode log: {tmp / 'node.log'}", file=sys.stderr)
-        return 1
+        return None
     finally:
         session.client.close()
         context.try_shutdown()
         process.send_signal(2)
         process.wait(30)
+    return results, stop
+
+
+def print_table(title: str, results: dict, stop: dict) -> None:
+    """Print one node's results."""
+    print(title)
+    print(f"{'strategy':<10} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p95 ≤32 tok':>12} {'node p50':>9} "
+          f"{'node p95':>9} {'tok/fwd':>8}")
+    for name, r in results.items():
+        print(f"{name:<10} {r['n']:>4} {r['p50_ms']:>8.1f} {r['p95_ms']:>8.1f} {r['short_p95_ms']:>12.1f} "
+              f"{r['node_p50_ms']:>9.1f} {r['node_p95_ms']:>9.1f} {r['tokens_per_forward']:>8.2f}")
+    print(f"stop reflex over DDS: idle p50 {stop['stop_idle_p50_ms']:.2f} / p95 {stop['stop_idle_p95_ms']:.2f} ms;"
+          f" model busy p50 {stop['stop_busy_p50_ms']:.2f} / p95 {stop['stop_busy_p95_ms']:.2f} ms; "
+          f"in the node p95 {stop['stop_node_p95_ms']:.2f} ms")
+
+
+def run(args) -> int:
+    """Run the node benchmark; print a table, then one JSON line (with --json only the JSON line).
+
+    With --compare, a node whose decoder decides the header (understanding:=false, the baseline) is measured
+    first, then the default one, in the same run; the JSON line adds `baseline` and `p95_delta_ms`."""
+    from globalgen_ros.bench.decode_bench import load_cases
+
+    strategies = getattr(args, "strategies", None) or STRATEGIES
+    prompts = [case["text"] for case in load_cases(getattr(args, "prompts", None), getattr(args, "n", None) or 100)]
+    baseline = None
+    if getattr(args, "compare", False):
+        args.no_understanding = True
+        baseline = bench_once(args, prompts, strategies)
+        args.no_understanding = False
+        if baseline is None:
+            return 1
+    measured = bench_once(args, prompts, strategies)
+    if measured is None:
+        return 1
+    results, stop = measured
     main = results.get("parallel") or next(iter(results.values()))
     summary = {"suite": "node", "n": len(prompts), "p50_ms": main["p50_ms"], "p95_ms": main["p95_ms"],
                "p95_short_ms": main["short_p95_ms"], "stop_ms": stop["stop_busy_p95_ms"], **stop,
                "strategies": results}
+    if baseline is not None:
+        base = baseline[0].get("parallel") or next(iter(baseline[0].values()))
+        summary["baseline"] = {"p50_ms": base["p50_ms"], "p95_ms": base["p95_ms"], **baseline[1],
+                               "strategies": baseline[0]}
+        summary["p95_delta_ms"] = main["p95_ms"] - base["p95_ms"]
     if not getattr(args, "json", False):
-        print(f"{'strategy':<10} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'p95 ≤32 tok':>12} {'node p50':>9} "
-              f"{'node p95':>9} {'tok/fwd':>8}")
-        for name, r in results.items():
-            print(f"{name:<10} {r['n']:>4} {r['p50_ms']:>8.1f} {r['p95_ms']:>8.1f} {r['short_p95_ms']:>12.1f} "
-                  f"{r['node_p50_ms']:>9.1f} {r['node_p95_ms']:>9.1f} {r['tokens_per_forward']:>8.2f}")
-        print(f"stop reflex over DDS: idle p50 {stop['stop_idle_p50_ms']:.2f} / p95 {stop['stop_idle_p95_ms']:.2f} ms;"
-              f" model busy p50 {stop['stop_busy_p50_ms']:.2f} / p95 {stop['stop_busy_p95_ms']:.2f} ms; "
-              f"in the node p95 {stop['stop_node_p95_ms']:.2f} ms")
+        if baseline is not None:
+            print_table("baseline: the decoder decides intent and slots (understanding:=false)", *baseline)
+        print_table("the node as configured" if baseline is None else "candidate: the understanding model decides "
+                    "intent and slots", results, stop)
     print(json.dumps(summary))
     return 0
 
@@ -190,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-dir", dest="model_dir")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--max-new-tokens", dest="max_new_tokens", type=int, default=64)
+    parser.add_argument("--compare", action="store_true", help="measure understanding:=false first, same run")
     return run(parser.parse_args(argv))
 
 

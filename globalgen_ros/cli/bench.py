@@ -30,6 +30,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--lookup", type=int, default=10, help="prompt_lookup_num_tokens of the transformers peer")
     p.add_argument("--no-transformers", action="store_true", help="skip the PyTorch transformers peers")
     p.add_argument("--profile", metavar="FILE", help="profile `parallel` with pyinstrument (.html or text)")
+    p.add_argument("--compare", action="store_true",
+                   help="node suite: also measure a node whose decoder decides intent and slots (the baseline)")
     p.add_argument("--minutes", type=float, help="soak suite: run for this long instead of -n utterances")
     p.add_argument("--window", type=int, default=8, help="soak suite: transcripts in flight at once (default 8)")
     p.add_argument("--sample-every", dest="sample_every", type=int, default=500,

@@ -67,6 +67,8 @@ SPECS = [
     Spec("autostart", True, "configure and activate the lifecycle node by itself on start", read_only=True),
     Spec("model_dir", "", "model directory (manifest.json inside); empty = the shipped models/default",
          read_only=True),
+    Spec("understanding", True, "let the model directory's understanding model (nlu/) decide intent and slots (the "
+         "decoder writes the reply); false: the decoder decides them too, as before model v10", read_only=True),
     Spec("schema_path", "", "intent schema YAML; empty = the shipped config/intents.yaml", read_only=True),
     Spec("threads", 1, "ONNX Runtime intra-op threads of the edge model (1 is fastest for the default model)",
          (1, 64), read_only=True),

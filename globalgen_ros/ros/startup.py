@@ -45,7 +45,8 @@ def load_assistant(p: dict):
     try:
         cache = {name[len("cache."):]: value for name, value in p.items() if name.startswith("cache.")}
         assistant = Assistant(p["model_dir"] or None, schema_path=p["schema_path"] or None,
-                              strategy=p["strategy"], threads=p["threads"], cache=cache)
+                              strategy=p["strategy"], threads=p["threads"], cache=cache,
+                              understanding=p["understanding"])
         schema = assistant.schema  # loaded once, by the assistant
         start = time.perf_counter()
         for text in WARMUP_TEXTS:  # first ORT runs allocate and pick kernels: keep that out of user latency
