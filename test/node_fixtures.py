@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.parameter import Parameter
@@ -20,6 +22,19 @@ def start_node(*overrides: str, params_file=PARAMS_FILE, env: dict[str, str] | N
     for override in overrides:
         args += ["-p", override]
     return RosProcess([executable("globalgen_node"), *args], name=name, env=env)
+
+
+@contextlib.contextmanager
+def running_node(*overrides: str, env: dict[str, str] | None = None):
+    """Start globalgen_node, wait until it is active, yield a Session; stop it and check it exited cleanly."""
+    process = start_node(*overrides, env=env)
+    session = Session(process)
+    try:
+        session.wait_ready()
+        yield session
+    finally:
+        session.close()
+        assert process.stop() == 0, process.output()
 
 
 class Session:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from node_fixtures import Session, start_node
+from node_fixtures import running_node
 from test_routing import ERROR, OK, answer
 
 from globalgen_ros.msg import Response
@@ -15,15 +15,10 @@ from globalgen_ros.watchdog.language import CANCELLED, NOTHING_TO_CONFIRM
 
 @pytest.fixture(scope="module")
 def confirm_node():
-    process = start_node("cloud.enabled:=false", "watchdog.deadline_ms:=10000.0", "confirm.timeout_s:=2.0",
-                         "qos.depth:=20")  # shallow: without content filters the partials flood would evict finals
-    session = Session(process)
-    try:
-        session.wait_ready()
+    # qos.depth is shallow: without the content filters the flood of partials would evict finals
+    with running_node("cloud.enabled:=false", "watchdog.deadline_ms:=10000.0", "confirm.timeout_s:=2.0",
+                      "qos.depth:=20") as session:
         yield session
-    finally:
-        session.close()
-        assert process.stop() == 0, process.output()
 
 
 @pytest.mark.parametrize("command, question, yes, no, lang", [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cloud_server import ChatServer
-from node_fixtures import Session, start_node
+from node_fixtures import Session, running_node
 
 from globalgen_ros.msg import Response
 from globalgen_ros.schema import load_schema
@@ -38,17 +38,10 @@ def cloud():
 @pytest.fixture(scope="module")
 def node(cloud):
     # A generous edge deadline: only the deadline test (1 ms) may defer for time, however loaded the machine is.
-    process = start_node("cloud.enabled:=true", f"cloud.base_url:={cloud.base_url}", "cloud.timeout_s:=2.0",
-                         f"watchdog.deadline_ms:={DEADLINE_MS}",
-                         "cloud.retries:=0", "cloud.breaker_failures:=1000", "cloud.api_key_env:=GG_TEST_KEY",
-                         env={"GG_TEST_KEY": API_KEY})
-    session = Session(process)
-    try:
-        session.wait_ready()
+    with running_node("cloud.enabled:=true", f"cloud.base_url:={cloud.base_url}", "cloud.timeout_s:=2.0",
+                      f"watchdog.deadline_ms:={DEADLINE_MS}", "cloud.retries:=0", "cloud.breaker_failures:=1000",
+                      "cloud.api_key_env:=GG_TEST_KEY", env={"GG_TEST_KEY": API_KEY}) as session:
         yield session
-    finally:
-        session.close()
-        assert process.stop() == 0, process.output()
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from cloud_server import ChatServer, closed_port_url
-from node_fixtures import Session, start_node
+from node_fixtures import Session, running_node
 
 from globalgen_ros.msg import Response
 from globalgen_ros.watchdog.language import APOLOGY, STOPPING, TOO_LONG
@@ -27,17 +27,11 @@ def cloud():
 @pytest.fixture(scope="module", params=["enabled", "disabled", "dead"])
 def node(request, cloud):
     url = closed_port_url() if request.param == "dead" else cloud.base_url
-    process = start_node(f"cloud.enabled:={'false' if request.param == 'disabled' else 'true'}",
-                         f"cloud.base_url:={url}", "cloud.retries:=0", "cloud.timeout_s:=2.0",
-                         "watchdog.deadline_ms:=10000.0", "confirm.timeout_s:=2.0")
-    session = Session(process)
-    try:
-        session.wait_ready()
+    with running_node(f"cloud.enabled:={'false' if request.param == 'disabled' else 'true'}",
+                      f"cloud.base_url:={url}", "cloud.retries:=0", "cloud.timeout_s:=2.0",
+                      "watchdog.deadline_ms:=10000.0", "confirm.timeout_s:=2.0") as session:
         session.cloud_state = request.param
         yield session
-    finally:
-        session.close()
-        assert process.stop() == 0, process.output()
 
 
 def answer(node: Session, text: str, **kw):
