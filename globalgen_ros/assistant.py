@@ -212,10 +212,7 @@ class Assistant:
                 raise ContextTooLong(f"the new turn ({len(ctx.user_ids) + 2} tokens) and a {expected}-token reply "
                                      f"do not fit the largest context window ({self.cache.capacity} tokens); defer "
                                      f"it to the cloud model or shorten the transcript")
-            constraint = HeaderConstraint(self.schema, tok, ctx.user_ids, self.schema_tries)
-            header = "decoder"
-            if nlu is not None:
-                nlu, constraint, header = self._forced_header(nlu, constraint, ctx.user_ids)
+            nlu, constraint, header = self.header_constraint(nlu, ctx.user_ids)
             gen = self.decoder.generate(ctx.ids, constraint=constraint, strategy=strategy,
                                         max_new_tokens=min(max_new_tokens, self.cache.capacity - len(ctx.ids)),
                                         on_tokens=on_tokens, deadline=deadline, cancel=cancel)
@@ -257,12 +254,17 @@ class Assistant:
         except (KeyError, IndexError):  # an intent the corpus has no reply for: keep the decoder's
             return reply
 
-    def _forced_header(self, nlu: dict, constraint: HeaderConstraint, user_ids: list[int]):
-        """Force the header the understanding model decided; return (nlu, constraint, who decided the header).
+    def header_constraint(self, nlu: dict | None, user_ids: list[int]):
+        """Return (nlu, the header constraint, who decides the header) for a request whose transcript tokens are
+        `user_ids` (format.prompt_tokens) and whose understanding-model prediction is `nlu` (None: the decoder).
 
-        Below min_confidence an intent is declined (`none`). A text value that is not a token span of the
-        decoder's prompt leaves the slots to the decoder's schema-constrained copy, behind the forced intent."""
+        The header the understanding model decided is forced; below min_confidence its intent is declined
+        (`none`). A text value that is not a token span of the decoder's prompt leaves the slots to the decoder's
+        schema-constrained copy, behind the forced intent."""
         tok = self.tokenizer
+        constraint = HeaderConstraint(self.schema, tok, user_ids, self.schema_tries)
+        if nlu is None:
+            return nlu, constraint, "decoder"
         if nlu["intent"] != "none" and nlu["confidence"] < self.min_confidence:
             nlu = dict(nlu, intent="none", slots={}, declined=nlu["intent"])
         intent, slots = nlu["intent"], nlu["slots"]

@@ -12,7 +12,18 @@ sys.path.insert(0, str(ROOT))
 
 PROMPTS = ["导航到首都机场", "把温度调到二十二度", "停下", "给张伟打电话", "你好", "播放周杰伦的晴天",
            "navigate to Golden Gate Park", "pick up the red box", "stop right now", "stop the navigation",
-           "turn on the AC", "what's the weather like today"]
+           "turn on the AC", "what's the weather like today",
+           # since model v10 (the understanding model decides intent and slots)
+           "call Renée", "我想听周杰伦的歌", "turn the fan up to 4", "put the red cup on the table", "come here",
+           "把温度调到四十五度", "send an email to Bob", "幫我打電話俾阿明"]
+
+
+def header_constraint(assistant, text: str):
+    """The header constraint the assistant decodes `text` under (the understanding model's header forced)."""
+    from globalgen_ros.runtime.format import prompt_tokens
+
+    nlu = assistant.understanding.predict(text) if assistant.understanding is not None else None
+    return assistant.header_constraint(nlu, prompt_tokens(assistant.tokenizer, text)[1])[1]
 
 
 def main() -> int:
@@ -29,7 +40,8 @@ def main() -> int:
     rows = []
     for text in PROMPTS:
         r = assistant.respond(text)
-        torch_ids = generate(model, assistant.tokenizer, assistant.schema, text)
+        torch_ids = generate(model, assistant.tokenizer, assistant.schema, text, constraint=header_constraint(
+            assistant, text))
         rows.append({"text": text, "intent": r.intent, "slots": r.slots, "reply": r.text, "token_ids": r.token_ids,
                      "torch_agrees": torch_ids == r.token_ids})
     out = ROOT / "test" / "data" / "golden_default.json"

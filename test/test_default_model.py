@@ -31,20 +31,26 @@ def test_golden_outputs_through_onnx_int8(assistant, golden):
 
 
 def test_ar_feeds_schema_forced_runs_in_one_forward(assistant):
-    """`ar` makes one model decision per forward: a run of tokens the schema forces costs no forward of its own."""
-    from globalgen_ros.runtime.constraints import HeaderConstraint
+    """`ar` makes one model decision per forward: a run of forced tokens costs no forward of its own (the schema
+    forces some; the understanding model's header is forced whole)."""
+    from make_golden import header_constraint
+
     from globalgen_ros.runtime.format import parse_output
 
-    r = assistant.respond("导航到首都机场")
-    tok = assistant.tokenizer
-    user = tok.encode(" 导航到首都机场")
-    con = HeaderConstraint(assistant.schema, tok, user)
-    state, forced = con.start(), 0
-    for t in r.token_ids:  # count the tokens that were forced when they were chosen
-        forced += con.forced(state) is not None if state.phase != "reply" else 0
-        state = con.advance(state, t)
-    assert parse_output(r.raw).intent == "navigate" and forced >= 3  # <|intent|>, <|slot|>..., <|value|>
-    assert r.forwards == r.tokens - forced  # one forward per free choice, forced runs ride along
+    for understanding in (assistant.understanding, None):
+        saved, assistant.understanding = assistant.understanding, understanding
+        try:
+            r = assistant.respond("导航到首都机场")
+            con = header_constraint(assistant, "导航到首都机场")
+        finally:
+            assistant.understanding = saved
+        state, forced = con.start(), 0
+        for t in r.token_ids:  # count the tokens that were forced when they were chosen
+            forced += con.forced(state) is not None
+            state = con.advance(state, t)
+        assert parse_output(r.raw).intent == "navigate" and forced >= 3  # <|intent|>, <|slot|>..., <|value|>
+        assert r.forwards == r.tokens - forced  # one forward per free choice, forced runs ride along
+        assert r.header == ("understanding" if understanding else "decoder")
 
 
 def test_cache_layout_and_logit_rows_do_not_change_the_numbers(assistant):
@@ -72,6 +78,7 @@ def test_cache_layout_and_logit_rows_do_not_change_the_numbers(assistant):
 
 def test_golden_tokens_through_torch_fp32(assistant, golden):
     import torch
+    from make_golden import header_constraint
 
     from globalgen_ros.model.export import load_model
     from globalgen_ros.model.greedy import generate
@@ -81,7 +88,9 @@ def test_golden_tokens_through_torch_fp32(assistant, golden):
     agreeing = [c for c in golden if c["torch_agrees"]]
     assert len(agreeing) >= len(golden) * 3 // 4  # int8 and fp32 choose the same tokens on most prompts
     for case in agreeing:
-        assert generate(model, assistant.tokenizer, assistant.schema, case["text"]) == case["token_ids"]
+        constraint = header_constraint(assistant, case["text"])  # the understanding model's header, forced
+        assert generate(model, assistant.tokenizer, assistant.schema, case["text"],
+                        constraint=constraint) == case["token_ids"]
 
 
 def test_transformers_llama_matches_our_logits():

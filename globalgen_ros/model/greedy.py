@@ -26,11 +26,15 @@ def decode_step(model: LlamaWithHeads, ids: list[int], kv: torch.Tensor) -> tupl
 
 
 @torch.no_grad()
-def generate(model: LlamaWithHeads, tok, schema, text: str, history=(), max_new_tokens: int = 64) -> list[int]:
-    """Return the greedy output ids (header + reply, ending with <|end|> unless cut off)."""
+def generate(model: LlamaWithHeads, tok, schema, text: str, history=(), max_new_tokens: int = 64,
+             constraint=None) -> list[int]:
+    """Return the greedy output ids (header + reply, ending with <|end|> unless cut off).
+
+    constraint: the header constraint to decode under (default: the schema's; the Assistant's
+    `header_constraint` gives the one with the understanding model's header forced)."""
     cfg = model.config
     prompt, user = prompt_tokens(tok, text, history)
-    cons = HeaderConstraint(schema, tok, user)
+    cons = constraint if constraint is not None else HeaderConstraint(schema, tok, user)
     state = cons.start()
     kv = torch.zeros(0, cfg.num_hidden_layers, 2, cfg.num_attention_heads, cfg.head_dim)
     out, feed = [], prompt

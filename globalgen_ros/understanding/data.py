@@ -29,6 +29,7 @@ class Example:
     slots: dict
     lang: str
     source: str  # corpus | declines | near_misses
+    start: int = 0  # where the command starts in text (after a context prefix added by wrap_context)
 
 
 @dataclass
@@ -124,7 +125,7 @@ def encode_example(tok: Tokenizer, layout: Layout, ex: Example, max_len: int, dr
             enums[layout.groups.index(key)] = layout.enums[key]["values"].index(str(value))
             continue
         if kind == "text":
-            a = ex.text.find(str(value))
+            a = ex.text.find(str(value), ex.start)
             span = to_normalised_span(idx, a, a + len(str(value))) if a >= 0 else None
             toks = token_span(offsets, *span) if span else []
             reason = "text slot not a substring"
@@ -159,7 +160,97 @@ def build_examples(corpus: Path, seed: int = 0, target_none: float = 0.27) -> di
         "held_out": decline_examples(fams, held),
         "held_out_families": held,
         "repeat": repeat_factor(base, declines + near, target_none),
+        "context_pool": context_pool(fams, corpus_context_lines(corpus / "train.jsonl")),
     }
+
+
+# ---- context wrapping -------------------------------------------------------------------------------------------
+# Families of declines.yaml part (b) whose lines may sit around a command as unrelated context (never negation,
+# hypothetical_conditional, stop_like_not_stop, feature_question, come_here_follow_me: those change the meaning).
+CONTEXT_FAMILIES = ("chit_chat", "wish_complaint_without_request", "past_reported", "general_knowledge_question")
+# Lines mentioning anything the schema acts on are not used as context (so a prefix never holds a command).
+SCHEMA_WORDS = re.compile(
+    r"\b(navigat\w*|route|directions?|go|going|take|drive|head|home|cancel|stop\w*|halt|temperature|degrees?|"
+    r"heat\w*|warm\w*|cold|cool\w*|hot|ac|air|climate|fan|window\w*|music|song\w*|play\w*|tunes?|radio|track|"
+    r"pause\w*|resume|skip|next|previous|volume|loud\w*|quiet|call\w*|phone|ring|dial|seats?|robot\w*|move\w*|"
+    r"forward|back\w*|left|right|pick\w*|grab|put|place|bring|turn\w*|open\w*|clos\w*|leave|never mind|sing)\b"
+    r"|导航|路线|去|回|到|走|开|关|停|别|取消|温度|度|暖|热|冷|凉|空调|风|窗|音乐|歌|播|放|听|暂停|下一|上一|音量|声|"
+    r"电话|打给|拨|座椅|加热|机器人|小G|移动|前|后|左|右|拿|捡|搬|送|带|算了"
+)
+# Lines saying the speaker is not addressing the assistant would contradict a command after them.
+NOT_TO_YOU = re.compile(r"not talking to you|talking to my|kidding|ignore|不是在跟你|不是跟你|跟朋|开玩笑|别理")
+JOINERS = {"en": (", ", " ", ". ", " so ", " anyway ", ", anyway, "), "zh": ("，", "。", " ", "", "，那个", "。嗯")}
+TRAILERS = {
+    "en": ("thanks", "thank you", "thanks a lot", "cheers", "if you can", "ok"),
+    "zh": ("谢谢啊", "谢谢", "麻烦你了", "辛苦了", "好吗", "谢啦"),
+}
+TRAIL_JOIN = {"en": (", ", " ", ". "), "zh": ("，", "", " ", "。")}
+
+
+CORPUS_CONTEXT_TEMPLATES = ("none:smalltalk", "none:greeting")
+
+
+def corpus_context_lines(path: Path) -> list[tuple[str, str]]:
+    """(lang, text) of the unique small-talk / greeting user turns of train.jsonl (more varied context than the
+    yaml families alone); lang by script, as the corpus mixes a few code-switched lines in."""
+    seen = set()
+    for line in path.read_text().splitlines():
+        for t in json.loads(line)["turns"]:
+            if t["intent"] == "none" and t.get("template", "").split("/")[0] in CORPUS_CONTEXT_TEMPLATES:
+                lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in t["user"]) else "en"
+                seen.add((lang, t["user"]))
+    return sorted(seen)
+
+
+def context_pool(fams: dict, extra: list[tuple[str, str]] = ()) -> dict[str, list[str]]:
+    """Per language, the lines of CONTEXT_FAMILIES (and extra (lang, text) lines) that mention nothing of the
+    schema and say no number; end punctuation stripped (the joiner supplies it)."""
+    lines = [(lang, t) for f in CONTEXT_FAMILIES for lang, ts in fams[f].items() for t in ts] + list(extra)
+    pool: dict[str, list[str]] = {}
+    for lang, t in lines:
+        t = t.strip().rstrip(" .!?。！？，,")
+        if t and not SCHEMA_WORDS.search(t.lower()) and not NOT_TO_YOU.search(t.lower()) and not numbers_said(t):
+            pool.setdefault(lang, []).append(t)
+    return {lang: sorted(set(ts)) for lang, ts in pool.items()}
+
+
+def wrap_context(ex: Example, pool: dict[str, list[str]], rng: random.Random) -> Example:
+    """The example with 1-2 context clauses of its own language before it (and, 1 time in 4, a short trailer
+    such as "thanks" / "谢谢啊" after it), joined as people speak; intent and slots are kept, start marks where
+    the command begins so that text slots are looked up after the prefix."""
+    lang = ex.lang
+    j = JOINERS[lang]
+    text = rng.choice(pool[lang])
+    if rng.random() < 0.35:
+        text += rng.choice(j[:3]) + rng.choice(pool[lang])
+    cmd = ex.text
+    if lang == "en" and rng.random() < 0.7:
+        cmd = cmd[:1].lower() + cmd[1:]
+    text += rng.choice(j)
+    start = len(text)
+    text += cmd
+    if rng.random() < 0.25:
+        text = text.rstrip(" .!?。！？，,") + rng.choice(TRAIL_JOIN[lang]) + rng.choice(TRAILERS[lang])
+    return Example(text, ex.intent, ex.slots, lang, ex.source + "+ctx", start)
+
+
+def augment_context(
+    examples: list[Example], pool: dict[str, list[str]], seed: int = 0, p_pos: float = 0.35, p_none: float = 0.15
+) -> tuple[list[Example], Counter]:
+    """Context-wrapping augmentation (seeded): each corpus/declines example with a non-none intent is replaced by
+    wrap_context(...) with probability p_pos, each none example with probability p_none (it stays none, so
+    length is no cue). Near-miss examples are never wrapped (their negations must not end up next to a command).
+    Returns the new list and counts by outcome."""
+    rng, n = random.Random(seed), Counter()
+    out = []
+    for ex in examples:
+        p = p_none if ex.intent == "none" else p_pos
+        if ex.source in ("corpus", "declines") and ex.lang in pool and rng.random() < p:
+            out.append(wrap_context(ex, pool, rng))
+            n["wrapped_" + ("none" if ex.intent == "none" else "pos")] += 1
+        else:
+            out.append(ex)
+    return out, n
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 python -m globalgen_ros.understanding.predict models/nlu_v1 "navigate to the central station"
 """
 
+import hashlib
 import json
 import sys
 import unicodedata
@@ -39,6 +40,21 @@ def widen_to_words(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+def check_files(model_dir: Path, sha256: dict[str, str]) -> None:
+    """Raise ValueError naming the file if a file of the model is missing or does not match nlu.json's sha256."""
+    for name, digest in sha256.items():
+        path = model_dir / name
+        h = hashlib.sha256()
+        try:
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+        except OSError as e:
+            raise ValueError(f"{path} is missing or unreadable ({e.__class__.__name__})") from None
+        if h.hexdigest() != digest:
+            raise ValueError(f"{path} does not match its sha256 in nlu.json (corrupt or from another model)")
+
+
 def softmax(z: np.ndarray) -> np.ndarray:
     """Softmax of a vector."""
     e = np.exp(z - z.max())
@@ -48,9 +64,11 @@ def softmax(z: np.ndarray) -> np.ndarray:
 class Understanding:
     """The int8 understanding model of a model directory (nlu.int8.onnx, tokenizer.json, nlu.json)."""
 
-    def __init__(self, model_dir: str | Path, threads: int = 1):
+    def __init__(self, model_dir: str | Path, threads: int = 1, verify: bool = True):
         d = Path(model_dir)
-        self.meta = json.loads((d / "nlu.json").read_text())
+        self.meta = json.loads((d / "nlu.json").read_text(encoding="utf-8"))
+        if verify:
+            check_files(d, self.meta.get("sha256", {}))
         self.layout = Layout.from_json(self.meta)
         self.tok = Tokenizer.from_file(str(d / "tokenizer.json"))
         self.tok.no_padding()
@@ -61,6 +79,7 @@ class Understanding:
         self.sess = ort.InferenceSession(str(d / "nlu.int8.onnx"), so, providers=["CPUExecutionProvider"])
         self.temperature = float(self.meta["temperature"])
         self.max_len = int(self.meta["max_len"])
+        self.min_confidence = float(self.meta.get("min_confidence", 0.0))  # measured: calibrate.py
 
     def encode(self, norm: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
         """Token ids (1, T) and char offsets into the normalised text, truncated to max_len (keeps </s>)."""

@@ -16,7 +16,7 @@ import torch
 from tokenizers import Tokenizer
 
 from globalgen_ros.schema import load_schema
-from globalgen_ros.understanding.data import IGNORE, Encoded, build_examples, encode_example
+from globalgen_ros.understanding.data import IGNORE, Encoded, augment_context, build_examples, encode_example
 from globalgen_ros.understanding.labels import Layout, layout_from_schema
 from globalgen_ros.understanding.model import NLUModel, build_model, losses
 
@@ -40,8 +40,12 @@ def collate(items: list[Encoded], pad_id: int = 1) -> dict[str, torch.Tensor]:
     }
 
 
-def split_data(tok: Tokenizer, layout: Layout, corpus: Path, max_len: int, seed: int) -> dict:
-    """Encode all sources, hold out 5 % of the unique examples for validation, repeat declines/near-misses."""
+def split_data(
+    tok: Tokenizer, layout: Layout, corpus: Path, max_len: int, seed: int, ctx_pos: float = 0.0, ctx_none: float = 0.0
+) -> dict:
+    """Encode all sources, hold out 5 % of the unique examples for validation, repeat declines/near-misses; with
+    ctx_pos / ctx_none > 0, context-wrap that share of the positive / none training examples (data.augment_context)
+    and also return val_ctx, every validation example wrapped (seed + 1)."""
     b, drops = build_examples(corpus, seed=seed), Counter()
     sources = ("corpus", "declines", "near_misses")
     enc = {s: [encode_example(tok, layout, e, max_len, drops) for e in b[s]] for s in sources}
@@ -50,11 +54,46 @@ def split_data(tok: Tokenizer, layout: Layout, corpus: Path, max_len: int, seed:
     n_val = len(uniq) // 20
     val, train = uniq[:n_val], uniq[n_val:]
     train = train + [x for x in train if x.ex.source != "corpus"] * (b["repeat"] - 1)
+    ctx_counts: dict = {}
+    if ctx_pos > 0 or ctx_none > 0:
+        train, ctx_counts = wrap_encoded(train, b["context_pool"], tok, layout, max_len, seed, ctx_pos, ctx_none)
+        val_ctx, c2 = wrap_encoded(val, b["context_pool"], tok, layout, max_len, seed + 1, 1.0, 1.0)
+        val_ctx = [x for x in val_ctx if x.ex.source.endswith("+ctx")]
+        ctx_counts["val_ctx"] = {"n": len(val_ctx), **c2}
     counts = {s: {"raw": len(b[s]), "kept": sum(x is not None for x in enc[s])} for s in enc}
     counts["train_after_repeat"] = dict(Counter(x.ex.source for x in train))
     counts["train_none_share"] = sum(layout.intents[x.intent] == "none" for x in train) / len(train)
     meta = {"counts": counts, "drops": dict(drops), "repeat": b["repeat"], "held_out_families": b["held_out_families"]}
+    if ctx_counts:
+        meta["context_wrap"] = ctx_counts | {"pool": {k: len(v) for k, v in b["context_pool"].items()}}
+        return {"train": train, "val": val, "val_ctx": val_ctx, "meta": meta}
     return {"train": train, "val": val, "meta": meta}
+
+
+def wrap_encoded(
+    data: list[Encoded], pool: dict, tok: Tokenizer, layout: Layout, max_len: int, seed: int, p_pos: float,
+    p_none: float,
+) -> tuple[list[Encoded], dict]:
+    """data.augment_context on the examples of data; a wrapped example longer than max_len tokens, or whose slots
+    no longer encode, is dropped (counted) and the original kept in its place."""
+    from globalgen_ros.understanding.normalise import normalise
+
+    wrapped, n = augment_context([x.ex for x in data], pool, seed, p_pos, p_none)
+    out, drops = [], Counter()
+    for x, w in zip(data, wrapped, strict=True):
+        if w is x.ex:
+            out.append(x)
+            continue
+        if len(tok.encode(normalise(w.text)[0]).ids) > max_len:
+            n["dropped_too_long"] += 1
+            out.append(x)
+            continue
+        e = encode_example(tok, layout, w, max_len, drops)
+        if e is None:
+            n["dropped_slot"] += 1
+        out.append(e or x)
+    n["kept_wrapped"] = sum(o.ex.source.endswith("+ctx") for o in out)
+    return out, dict(n)
 
 
 def lr_lambda(warmup: int, total: int):
@@ -190,6 +229,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--log-every", type=int, default=50)
+    ap.add_argument("--init", type=Path, default=None, help="state dict (model.pt) to continue training from")
+    ap.add_argument("--ctx-pos", type=float, default=0.0, help="share of positive train examples context-wrapped")
+    ap.add_argument("--ctx-none", type=float, default=0.0, help="share of none train examples context-wrapped")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # denormal grads/moments otherwise slow CPU training to a crawl
@@ -197,11 +239,17 @@ def main() -> None:
     layout, tok = layout_from_schema(load_schema()), Tokenizer.from_file(str(args.tokenizer))
     kept = np.load(args.kept)
     assert tok.get_vocab_size() == kept.size, "tokenizer and kept ids disagree"
-    d = split_data(tok, layout, args.corpus, args.max_len, args.seed)
+    d = split_data(tok, layout, args.corpus, args.max_len, args.seed, args.ctx_pos, args.ctx_none)
     print(json.dumps(d["meta"], indent=1), flush=True)
     model = build_model(layout, args.layers, kept, args.seed)
+    if args.init:
+        model.load_state_dict(torch.load(args.init, map_location="cpu"))
+        if "val_ctx" in d:
+            print(json.dumps({"init_val_ctx": validate(model, d["val_ctx"], layout)}, indent=1), flush=True)
     run = train(model, d["train"], layout, args)
     val = validate(model, d["val"], layout)
+    if "val_ctx" in d:
+        val["ctx"] = validate(model, d["val_ctx"], layout)
     print(json.dumps({"run": run, "val": val}, indent=1), flush=True)
     torch.save(model.state_dict(), args.out / "model.pt")
     recipe = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}

@@ -1,0 +1,87 @@
+"""The shipped understanding model (models/default/nlu): golden predictions, grounding, calibration, artifacts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from model_fixtures import DEFAULT_MODEL
+
+NLU = DEFAULT_MODEL / "nlu"
+GOLDEN = [  # (text, intent, slots): what the shipped model says (regenerate with the model: docs/model.md)
+    ("导航到西单大悦城", "navigate", {"destination": "西单大悦城"}),
+    ("call Renée", "call", {"contact": "Renée"}),
+    ("phone Bjørn", "call", {"contact": "Bjørn"}),
+    ("navigate to Müllerstraße", "navigate", {"destination": "Müllerstraße"}),
+    ("我想听周杰伦的歌", "play_music", {"query": "周杰伦"}),
+    ("put the red cup on the table", "robot_place", {"object": "red cup", "location": "table"}),
+    ("turn the fan up to 4", "none", {}),
+    ("把音量调到5", "none", {}),
+    ("come here", "none", {}),
+    ("给妈妈打电话", "call", {"contact": "妈妈"}),
+    ("set the temperature to 45", "set_temperature", {"temperature": "45"}),
+    ("把温度调到二十二度", "set_temperature", {"temperature": "22"}),
+]
+
+
+@pytest.fixture(scope="module")
+def nlu():
+    from globalgen_ros.understanding.predict import Understanding
+
+    return Understanding(NLU)
+
+
+@pytest.mark.parametrize("text, intent, slots", GOLDEN)
+def test_golden_predictions(nlu, text, intent, slots):
+    p = nlu.predict(text)
+    assert (p["intent"], p["slots"]) == (intent, slots)
+    for name, (a, b) in p["spans"].items():  # text slots are the words said, exactly
+        if name in slots and not slots[name].isdigit():
+            assert text[a:b] == slots[name]
+
+
+def test_numbers_are_only_numbers_said(nlu):
+    from globalgen_ros.grounding.numbers import is_said
+
+    for text in ["把温度调到二十六度", "set it to twenty one degrees", "往前走三米", "move forward 2 meters",
+                 "at gate 9 set the temperature to 24", "十分钟后把温度调到十九度"]:
+        p = nlu.predict(text)
+        for name in ("temperature", "distance"):
+            if name in p["slots"]:
+                assert is_said(p["slots"][name], text), (text, p)
+
+
+def test_calibration_is_measured_and_declines_below_it(nlu):
+    """calibrate.py fitted the temperature on half the held-out templates and measured ECE on the other half."""
+    cal = nlu.meta["calibration"]
+    assert cal["ece_after"] <= 0.03 and cal["n_report"] >= 500
+    assert 0.0 < nlu.min_confidence < 1.0 and nlu.temperature == cal["temperature"]
+
+
+def test_the_manifest_records_the_understanding_model_and_its_floor():
+    manifest = json.loads((DEFAULT_MODEL / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["understanding"]
+    assert all(f"nlu/{name}" in manifest["files"] for name in ("nlu.int8.onnx", "tokenizer.json", "nlu.json"))
+    assert (NLU / "nlu.int8.onnx").stat().st_size <= 40 * 2**20
+    held_out = entry["eval"]["eval_jsonl"]["by_lang"]
+    for lang in ("zh", "en"):  # the held-out template split stays at the 95 % target
+        assert held_out[lang]["intent_acc"] >= 0.95, lang
+
+
+@pytest.mark.parametrize("damage", ["flip", "delete"])
+def test_a_damaged_understanding_model_is_named(tmp_path, damage):
+    from globalgen_ros.assistant import Assistant, ModelArtifactError
+
+    model_dir = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL, model_dir)
+    path = model_dir / "nlu" / "nlu.int8.onnx"
+    if damage == "flip":
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+    else:
+        path.unlink()
+    with pytest.raises(ModelArtifactError) as e:
+        Assistant(str(model_dir), strategy="ar", calibration=None)
+    assert "nlu.int8.onnx" in str(e.value)
