@@ -227,10 +227,11 @@ class Assistant:
         parsed = parse_output(raw)
         valid = parsed.intent in self.schema and not self.schema.validate_output(parsed.intent, parsed.slots)
         confidence = gen.stats.first_prob if valid else 0.0
-        if valid and header == "understanding":  # the exact words said, as the understanding model found them
+        decided = valid and nlu is not None and parsed.complete and parsed.intent == nlu["intent"]  # header not cut
+        if decided and header == "understanding":  # the exact words said, as the understanding model found them
             parsed.slots, confidence = dict(nlu["slots"]), nlu["confidence"]
             parsed.reply = self._checked_reply(text, parsed.intent, parsed.slots, parsed.reply)
-        elif valid and header == "understanding+copy":
+        elif decided and header == "understanding+copy":
             confidence = nlu["confidence"]
         return Reply(intent=parsed.intent if valid else "none", slots=parsed.slots if valid else {},
                      text=parsed.reply, language=detect_language(text),

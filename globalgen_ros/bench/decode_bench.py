@@ -125,16 +125,17 @@ def run_oracle(assistant, case: dict, answer: list[int], max_new: int, options: 
 
     from globalgen_ros.decoding.calibration import AcceptanceStats
     from globalgen_ros.decoding.drafters import OracleDrafter
-    from globalgen_ros.runtime.constraints import HeaderConstraint
     from globalgen_ros.runtime.format import prompt_tokens
 
     dec, tok = assistant.decoder, assistant.tokenizer
     ids, user = prompt_tokens(tok, case["text"])
+    nlu = assistant.understanding.predict(case["text"]) if assistant.understanding is not None else None
+    constraint = assistant.header_constraint(nlu, user)[1]  # the header as the assistant decodes it
     saved = dec.options, dec.acceptance, dec.overhead_ms
     dec.options, dec.acceptance = replace(dec.options, **options), AcceptanceStats()
     try:
-        gen = dec.generate(ids, constraint=HeaderConstraint(assistant.schema, tok, user, assistant.schema_tries),
-                           strategy="parallel", max_new_tokens=max_new, drafters=[OracleDrafter(ids, answer)])
+        gen = dec.generate(ids, constraint=constraint, strategy="parallel", max_new_tokens=max_new,
+                           drafters=[OracleDrafter(ids, answer)])
     finally:
         dec.options, dec.acceptance, dec.overhead_ms = saved
     if gen.tokens != answer:
