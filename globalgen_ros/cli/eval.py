@@ -41,6 +41,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--limit", type=int, help="evaluate only the first N cases")
     p.add_argument("--model-only", action="store_true", help="the model's answers without the reflex and checks")
+    p.add_argument("--no-understanding", action="store_true",
+                   help="let the decoder decide intent and slots too (the model directory's nlu/ unused)")
     return p
 
 
@@ -216,7 +218,8 @@ def run(args) -> int:
     try:
         cases = load_cases(args.cases, args.limit)
         assistant = Assistant(args.model_dir, schema_path=args.schema, strategy=args.strategy, threads=args.threads,
-                              calibration=None if args.strategy == "ar" else "measure")
+                              calibration=None if args.strategy == "ar" else "measure",
+                              understanding=not args.no_understanding)
     except (CasesError, ModelArtifactError) as e:
         print(f"globalgen eval: {e}", file=sys.stderr)
         return 2
