@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Subcommands in help order; modules import heavy dependencies (torch, rclpy) only inside run().
-COMMANDS = ("ask", "eval", "train", "export", "bench", "record", "replay", "demo")
+COMMANDS = ("ask", "eval", "train", "understand", "export", "bench", "record", "replay", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,7 @@
 """Evaluate the exported model with predict.py: corpus eval.jsonl (held-out templates), held-out decline families,
 latency.
 
-python -m globalgen_ros.understanding.evaluate --model models/nlu_v1 --corpus /work/scratch/corpus
+python -m globalgen_ros.understanding.evaluate --model models/default/nlu --corpus runs/nlu/corpus
 """
 
 import argparse
@@ -94,12 +94,12 @@ def latency(u: Understanding, texts: list[str], n: int = 200) -> dict[str, float
     return {"median_ms": statistics.median(ts), "p90_ms": sorted(ts)[int(0.9 * n)]}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", type=Path, default=Path("models/nlu_v1"))
-    ap.add_argument("--corpus", type=Path, default=Path("/work/scratch/corpus"))
-    ap.add_argument("--out", type=Path, default=Path("/work/scratch/nlu/eval_results.json"))
-    args = ap.parse_args()
+    ap.add_argument("--model", type=Path, default=Path("models/default/nlu"))
+    ap.add_argument("--corpus", type=Path, default=Path("runs/nlu/corpus"))
+    ap.add_argument("--out", type=Path, default=Path("runs/nlu/eval.json"))
+    args = ap.parse_args(argv)
     u = Understanding(args.model, threads=1)
     cases = [json.loads(line) for line in (args.corpus / "eval.jsonl").read_text().splitlines()]
     res = {"eval_jsonl": eval_cases(u, cases), "held_out_declines": decline_rate(u, u.meta["held_out_families"])}

@@ -1,6 +1,6 @@
 """Encoder + intent/slot heads -> ONNX (fp32) -> int8 (dynamic, per-channel); accuracy and latency checks.
 
-python -m globalgen_ros.understanding.export --kept /work/scratch/kept_ids.npy --out /work/scratch/onnx
+python -m globalgen_ros.understanding.export --kept runs/nlu/kept_ids.npy --out runs/nlu/onnx_probe
 """
 
 import argparse
@@ -140,7 +140,7 @@ def main() -> None:
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--kept", type=Path, default=None, help="kept_ids.npy from vocab.py (pruned vocab)")
-    ap.add_argument("--out", type=Path, default=Path("/work/scratch/onnx"))
+    ap.add_argument("--out", type=Path, default=Path("runs/nlu/onnx_probe"))
     ap.add_argument("--layers", type=int, nargs="+", default=[12, 6])
     ap.add_argument("--intents", type=int, default=24)
     ap.add_argument("--tags", type=int, default=31)

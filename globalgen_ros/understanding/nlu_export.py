@@ -1,6 +1,6 @@
 """Export the fine-tuned understanding model to ONNX + int8 and write models/nlu_v1 (model, tokenizer, nlu.json).
 
-python -m globalgen_ros.understanding.nlu_export --ckpt /work/scratch/nlu/final --out models/nlu_v1
+python -m globalgen_ros.understanding.nlu_export --ckpt runs/nlu/train --out runs/nlu/export
 """
 
 import argparse
@@ -114,11 +114,11 @@ def write_model_dir(out: Path, onnx_path: Path, tok_path: Path, info: dict, quan
     return meta
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ckpt", type=Path, default=Path("/work/scratch/nlu/final"))
-    ap.add_argument("--out", type=Path, default=Path("models/nlu_v1"))
-    args = ap.parse_args()
+    ap.add_argument("--ckpt", type=Path, default=Path("runs/nlu/train"))
+    ap.add_argument("--out", type=Path, default=Path("runs/nlu/export"))
+    args = ap.parse_args(argv)
     torch.set_num_threads(2)
     model, info = load_trained(args.ckpt)
     recipe = info["recipe"]

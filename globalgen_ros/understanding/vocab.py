@@ -1,6 +1,6 @@
 """Prune the 250k-piece e5 vocabulary to the pieces a zh/en corpus needs (smaller embedding table + id remap).
 
-python -m globalgen_ros.understanding.vocab --corpus /work/scratch/corpus [--out kept_ids.npy]
+python -m globalgen_ros.understanding.vocab --corpus runs/nlu/corpus [--out kept_ids.npy]
 """
 
 import argparse
@@ -115,7 +115,7 @@ def prune_encoder(enc: nn.Module, pv: PrunedVocab) -> nn.Module:
     return enc
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     from globalgen_ros.understanding.tokenizer import load_tokenizer
     from globalgen_ros.understanding.verify import corpus_texts
 
@@ -123,7 +123,7 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--out", type=Path, default=None, help="save kept ids (.npy)")
     ap.add_argument("--tok-out", type=Path, default=None, help="save the pruned tokenizer.json")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     tok = load_tokenizer()
     texts = corpus_texts(args.corpus)
     n_zh = sum(any("\u4e00" <= c <= "\u9fff" for c in t) for t in texts)
