@@ -242,13 +242,16 @@ class Assistant:
                      understanding_ms=nlu_ms, header=header)
 
     def _checked_reply(self, text: str, intent: str, slots: dict[str, str], reply: str) -> str:
-        """Return the decoder's reply if it is in the user's language and repeats every text slot verbatim, else
-        the corpus's reply template for the intent (when it has one)."""
+        """Return the decoder's reply if it knows the intent, answers in the user's language and repeats every text
+        slot verbatim, else the reply template of the intent (corpus/templates.py or its phrasing file)."""
+        from globalgen_ros.corpus.templates import BUILT_IN
+        from globalgen_ros.corpus.templates import reply as template_reply
+
         lang = detect_language(text)
         texts = [v for k, v in slots.items() if self.schema[intent].slot(k).type == "text"]
-        if detect_language(reply) == lang and all(v.casefold() in reply.casefold() for v in texts):
+        known = intent in BUILT_IN or intent == "none"  # an intent added since: the decoder never learnt its reply
+        if known and detect_language(reply) == lang and all(v.casefold() in reply.casefold() for v in texts):
             return reply
-        from globalgen_ros.corpus.templates import reply as template_reply
 
         try:
             return template_reply(intent, lang, slots)

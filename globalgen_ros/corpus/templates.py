@@ -58,6 +58,11 @@ MEDIA_REPLY = {
 }
 
 
+# The intents with a built-in reply here: the ones the shipped decoder was trained to answer.
+BUILT_IN = ("navigate", "cancel_navigation", "set_temperature", "climate", "window", "play_music", "media_control",
+            "call", "seat_heating", "robot_move", "robot_go_to", "robot_pick", "robot_place", "stop")
+
+
 def reply(intent: str, lang: str, slots: dict[str, str], phrasings: Phrasings | None = None) -> str:
     """Return the spoken reply that confirms the action and repeats the slot values."""
     s, e = slots, REPLY_ENUM[lang]
