@@ -1,6 +1,6 @@
 """Training examples for the understanding model: corpus turns, declines (minus held-out families), near-misses.
 
-python -m globalgen_ros.understanding.data --corpus /work/scratch/corpus --tokenizer /work/scratch/tokenizer_pruned.json
+python -m globalgen_ros.understanding.data --corpus runs/nlu/corpus --tokenizer runs/nlu/tokenizer_pruned.json
 """
 
 import argparse
@@ -253,14 +253,14 @@ def augment_context(
     return out, n
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     from globalgen_ros.schema import load_schema
     from globalgen_ros.understanding.labels import layout_from_schema
 
     ap = argparse.ArgumentParser()
-    ap.add_argument("--corpus", type=Path, default=Path("/work/scratch/corpus"))
-    ap.add_argument("--tokenizer", type=Path, default=Path("/work/scratch/tokenizer_pruned.json"))
-    args = ap.parse_args()
+    ap.add_argument("--corpus", type=Path, default=Path("runs/nlu/corpus"))
+    ap.add_argument("--tokenizer", type=Path, default=Path("runs/nlu/tokenizer_pruned.json"))
+    args = ap.parse_args(argv)
     b = build_examples(args.corpus)
     layout, tok, drops = layout_from_schema(load_schema()), Tokenizer.from_file(str(args.tokenizer)), Counter()
     for src in ("corpus", "declines", "near_misses"):

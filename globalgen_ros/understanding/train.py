@@ -1,6 +1,6 @@
 """Fine-tune the understanding model on the corpus + declines + near-misses; validate; fit a temperature.
 
-python -m globalgen_ros.understanding.train --layers 6 --epochs 1 --out /work/scratch/nlu
+python -m globalgen_ros.understanding.train --layers 6 --epochs 1 --out runs/nlu/train
 """
 
 import argparse
@@ -212,12 +212,12 @@ def train(model: NLUModel, data: list[Encoded], layout: Layout, args) -> dict:
     return {"steps": step, "planned_steps": total, "steps_per_epoch": steps_per_epoch, "wall_s": time.time() - t0}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--corpus", type=Path, default=Path("/work/scratch/corpus"))
-    ap.add_argument("--kept", type=Path, default=Path("/work/scratch/kept_ids.npy"))
-    ap.add_argument("--tokenizer", type=Path, default=Path("/work/scratch/tokenizer_pruned.json"))
-    ap.add_argument("--out", type=Path, default=Path("/work/scratch/nlu"))
+    ap.add_argument("--corpus", type=Path, default=Path("runs/nlu/corpus"))
+    ap.add_argument("--kept", type=Path, default=Path("runs/nlu/kept_ids.npy"))
+    ap.add_argument("--tokenizer", type=Path, default=Path("runs/nlu/tokenizer_pruned.json"))
+    ap.add_argument("--out", type=Path, default=Path("runs/nlu/train"))
     ap.add_argument("--layers", type=int, default=6)
     ap.add_argument("--epochs", type=float, default=1.0)
     ap.add_argument("--max-steps", type=int, default=0)
@@ -232,7 +232,7 @@ def main() -> None:
     ap.add_argument("--init", type=Path, default=None, help="state dict (model.pt) to continue training from")
     ap.add_argument("--ctx-pos", type=float, default=0.0, help="share of positive train examples context-wrapped")
     ap.add_argument("--ctx-none", type=float, default=0.0, help="share of none train examples context-wrapped")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # denormal grads/moments otherwise slow CPU training to a crawl
     args.out.mkdir(parents=True, exist_ok=True)
