@@ -17,10 +17,10 @@ from node_fixtures import start_node
 from ros_harness import RosProcess, executable
 
 from globalgen_ros.bags import BagWriter, read_bag
+from globalgen_ros.bags.player import BagPlayer
 from globalgen_ros.bags.types import INTENT_TOPIC, RESPONSE_TOPIC, TRANSCRIPT_TOPIC
 from globalgen_ros.cli import record
 from globalgen_ros.cli.replay import replay_bag, transcripts
-from globalgen_ros.ros.bag_player import BagPlayer
 
 UTTERANCES = [
     {"offset": 0.0, "text": "导航到虹桥火车站", "language": "zh-CN", "session": "zh", "utterance_id": "1"},

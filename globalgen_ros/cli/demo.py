@@ -113,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
     import rclpy
     from rclpy.executors import ExternalShutdownException
 
+    from globalgen_ros.bags.player import BagPlayer
     from globalgen_ros.cli.replay import replay_bag, transcripts
-    from globalgen_ros.ros.bag_player import BagPlayer
 
     try:
         bags = [Path(b) for b in args.bags] if args.bags else [shipped("bags", name) for name in BAGS]

@@ -33,7 +33,7 @@ def record_live(topics: list[str], out: str, storage: str, duration: float | Non
     import rclpy
     from rclpy.executors import ExternalShutdownException
 
-    from globalgen_ros.ros.topic_recorder import TopicRecorder
+    from globalgen_ros.bags.recorder import TopicRecorder
 
     with BagWriter(out, storage) as writer:
         try:

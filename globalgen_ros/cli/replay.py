@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from rclpy.executors import ExternalShutdownException
     from tqdm import tqdm
 
-    from globalgen_ros.ros.bag_player import BagPlayer
+    from globalgen_ros.bags.player import BagPlayer
 
     if args.rate <= 0:
         print(f"error: --rate must be > 0, got {args.rate}", file=sys.stderr)
