@@ -8,8 +8,9 @@ in a session of its own with a long id (so tens of thousands of sessions pass th
 long dictations (deferred to the flaky cloud) and bad inputs (empty, an unknown language tag, an id of 200
 characters). Samples the node's RSS, open file descriptors and threads every `--sample-every` answers, and the KV
 cache's bytes from /diagnostics. Prints a table and a JSON line: `answered`, `lost`, `duplicates`,
-`rss_growth_kb_per_10k` (slope of RSS over answers after the first 20 %), `fd_growth`, `thread_growth` (the
-floor of the last samples over the floor of the first), `p95_ms` (edge answers, queueing in the window included).
+`rss_growth_kb_per_10k` (slope of RSS over answers after the first 20 %), `fd_growth` (descriptors that are not
+sockets) and `thread_growth` (the floor of the last samples over the floor of the first), `fds_min` / `fds_max`
+(all descriptors), `p95_ms` (edge answers, queueing in the window included).
 """
 
 from __future__ import annotations
@@ -30,10 +31,17 @@ BAD = [("", ""), ("navigate home", "en-US; drop table"), ("导航到西单", "x"
 
 
 def proc_sample(pid: int) -> dict:
-    """Return the RSS (kB), open file descriptors and threads of process `pid` from /proc."""
+    """Return the RSS (kB), threads and open file descriptors of process `pid` from /proc: all of them, and those
+    that are not sockets (a socket to the cloud in flight comes and goes; a leaked file or pipe stays)."""
     status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
-    return {"rss_kb": int(status["VmRSS"].split()[0]), "threads": int(status["Threads"]),
-            "fds": len(list(Path(f"/proc/{pid}/fd").iterdir()))}
+    links = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            links.append(os.readlink(fd))
+        except OSError:  # closed while we looked
+            pass
+    return {"rss_kb": int(status["VmRSS"].split()[0]), "threads": int(status["Threads"]), "fds": len(links),
+            "files": sum(not link.startswith("socket:") for link in links)}
 
 
 def next_request(i: int, prompts: list[str]) -> dict:
@@ -154,7 +162,9 @@ def run(args) -> int:
     summary = {"suite": "soak", "sent": len(sent), "answered": answered, "lost": len(sent) - answered,
                "duplicates": duplicates, "wall_s": round(wall, 1), "per_s": round(answered / wall, 1),
                "rss_growth_kb_per_10k": round(growth(samples, "rss_kb") * 10_000, 1),
-               "fd_growth": baseline_growth(samples, "fds"), "thread_growth": baseline_growth(samples, "threads"),
+               "fd_growth": baseline_growth(samples, "files"), "thread_growth": baseline_growth(samples, "threads"),
+               "fds_min": min(s["fds"] for s in samples) if samples else 0,
+               "fds_max": max(s["fds"] for s in samples) if samples else 0,
                "rss_kb_first": first["rss_kb"], "rss_kb_last": samples[-1]["rss_kb"] if samples else 0,
                "cache_bytes_last": samples[-1]["cache_bytes"] if samples else -1,
                "p50_ms": round(p50, 1), "p95_ms": round(p95, 1), "cloud_requests": cloud.served}
