@@ -65,3 +65,16 @@ def test_worker_stop_answers_queued_jobs_and_a_job_that_outlives_the_join():
     ids = [u for u, _ in answered]
     assert sorted(ids) == sorted(j.utterance_id for j, ok in zip(jobs, accepted, strict=True) if ok)
     assert len(ids) == len(set(ids)) and {how for _, how in answered} == {"rejected"}
+
+
+def test_a_stop_supersedes_what_was_received_before_it():
+    from globalgen_ros.serving.supersession import StopEpochs
+
+    epochs = StopEpochs()
+    before = epochs.current
+    assert not epochs.superseded(before)
+    with epochs.lock:
+        epochs.open()
+    after = epochs.current
+    assert epochs.superseded(before) and not epochs.superseded(after)
+    assert not epochs.superseded(before, enabled=False)  # reflex.cancel_pending false: nothing is superseded

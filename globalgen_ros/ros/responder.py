@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -19,6 +18,7 @@ from globalgen_ros.serving.cloud_pool import CloudPool
 from globalgen_ros.serving.confirm import Confirmations, load_words
 from globalgen_ros.serving.reflex import StopReflex
 from globalgen_ros.serving.sessions import Sessions
+from globalgen_ros.serving.supersession import StopEpochs
 from globalgen_ros.serving.worker import Job, Utterance, Worker
 from globalgen_ros.watchdog.breaker import CircuitBreaker
 from globalgen_ros.watchdog.cloud import CloudClient
@@ -67,8 +67,7 @@ class Responder:
                                                           qos.stream(p["qos.stream_depth"]))
         self.pub_intent = node.create_lifecycle_publisher(ActionIntent, "globalgen/intent", qos.responses(depth))
         self.pub_diag = node.create_lifecycle_publisher(DiagnosticArray, "/diagnostics", qos.diagnostics())
-        self.stop_epoch = 0    # bumped by every stop; jobs received before it are superseded
-        self._epoch_lock = threading.Lock()
+        self.epochs = StopEpochs()  # a stop supersedes the jobs received before it (serving/supersession.py)
         self.stopping = False  # deactivating: cancel the decode in flight
         self.worker: Worker | None = None
         self.pool: CloudPool | None = None
@@ -129,10 +128,10 @@ class Responder:
         """Publish the stop intent now; answer a final transcript with the reflex's Response."""
         outcome = Outcome(OK, REFLEX, say(STOPPING, u.language), u.language, intent="stop", confidence=1.0,
                           strategy="reflex")
-        with self._epoch_lock:  # no motion intent can be published between the epoch bump and the stop
+        with self.epochs.lock:  # no motion intent can be published between the new epoch and the stop
             if self.p["reflex.cancel_pending"]:
-                self.stop_epoch += 1
-            epoch = self.stop_epoch
+                self.epochs.open()
+            epoch = self.epochs.current
             fire = self.reflex.first_fire(u.utterance_id)
             if fire:
                 self.pub_intent.publish(answers.stop_intent(self._stamp(), u.utterance_id, u.session_id))
@@ -145,11 +144,11 @@ class Responder:
 
     def reject_received(self, u: Utterance, reason: str) -> None:
         """Answer a final transcript taken from DDS after the subscription closed with REJECTED `reason`."""
-        self._reject(u.job(self.stop_epoch), reason)
+        self._reject(u.job(self.epochs.current), reason)
 
     def submit(self, u: Utterance) -> None:
         """Check the input and queue it for the model; answer ERROR or REJECTED at once if that fails."""
-        job = u.job(self.stop_epoch)
+        job = u.job(self.epochs.current)
         problem = answers.field_problem(u.language, u.session_id, u.utterance_id)
         if problem:  # the reply must not carry a huge id or an arbitrary language tag into the cloud prompt
             job.utterance_id, job.session_id = u.utterance_id[:answers.MAX_ID_CHARS], u.session_id[
@@ -170,7 +169,7 @@ class Responder:
 
     # ---- model worker thread ------------------------------------------------------------------------------
     def _superseded(self, job: Job) -> bool:
-        return self.stopping or (self.p["reflex.cancel_pending"] and job.epoch != self.stop_epoch)
+        return self.stopping or self.epochs.superseded(job.epoch, self.p["reflex.cancel_pending"])
 
     def _process(self, job: Job) -> None:
         """Answer one job on the edge, or hand it to the cloud pool; never raises."""
@@ -254,7 +253,7 @@ class Responder:
             outcome = check_answer(outcome, job.text, self.schema)
             for note in outcome.notes:
                 self.log.info(f"{job.utterance_id}: {note}")
-        with self._epoch_lock:  # decide and publish atomically with respect to a stop (see stop_reflex)
+        with self.epochs.lock:  # decide and publish atomically with respect to a stop (see stop_reflex)
             if answered and outcome.source != REFLEX and self._superseded(job):
                 outcome, answered = Outcome(REJECTED, NODE, "", job.language, error=SUPERSEDED), False
             if answered and self.confirmations.needs_asking(outcome):
@@ -266,7 +265,7 @@ class Responder:
                 if self.schema[outcome.intent].safety:
                     self.confirmations.cancel_all()
                     if self.p["reflex.cancel_pending"]:
-                        self.stop_epoch += 1  # a stop from the model also supersedes pending motion
+                        self.epochs.open()  # a stop from the model also supersedes pending motion
         if answered and req is not None:
             self.sessions.add(job.session_id, Turn(job.text, outcome.text, outcome.raw))
         outcome.error, outcome.text = self.redact(outcome.error), self.redact(outcome.text)
