@@ -111,19 +111,22 @@ def decoding_options(strategy: str, options: dict) -> DecodeOptions:
     return DecodeOptions(strategy=strategy, **options)
 
 
-def load_understanding(model_root, understanding: str | bool, threads: int):
+def load_understanding(artifacts, understanding: str | bool, threads: int):
     """Return the understanding model of a model directory (or of the given directory), or None."""
     from pathlib import Path
 
     if understanding is False:
         return None
-    path = Path(model_root) / NLU_DIR if understanding is True else Path(understanding)
+    path = artifacts.root / NLU_DIR if understanding is True else Path(understanding)
     if understanding is True and not (path / "nlu.json").is_file():
         return None
     from globalgen_ros.understanding.predict import Understanding
 
-    try:
-        return Understanding(path, threads=threads)
+    files = artifacts.manifest.get("files", {})
+    checked = understanding is True and all(f"{NLU_DIR}/{name}" in files and (path / name).is_file()
+                                            for name in ("nlu.int8.onnx", "tokenizer.json"))
+    try:  # files the manifest lists were hashed by load_artifacts already: do not hash 27 MiB twice
+        return Understanding(path, threads=threads, verify=not checked)
     except (OSError, ValueError, KeyError) as e:
         raise ModelArtifactError(f"{path}: the understanding model cannot be loaded ({e}); restore it or pass "
                                  f"understanding=False") from None
@@ -144,7 +147,7 @@ class Assistant:
         self.options = decoding_options(strategy, decoding_opts)
         self.artifacts = load_artifacts(model_dir)
         self.schema = load_schema(schema_path)
-        self.understanding = load_understanding(self.artifacts.root, understanding, threads)
+        self.understanding = load_understanding(self.artifacts, understanding, threads)
         self.min_confidence = (min_confidence if min_confidence is not None else
                                getattr(self.understanding, "min_confidence", 0.0))
         try:

@@ -21,7 +21,7 @@ from globalgen_ros.runtime.format import detect_language
 
 PUNCT = " \t.,!?;:。，！？；：、\"'“”‘’"
 MOTION = {"navigate", "robot_move", "robot_go_to", "robot_pick", "robot_place"}
-NUMBER_SLOTS = {"temperature", "distance"}  # refined from the schema when one is given to trust()
+NUMBER_SLOTS = {"temperature", "distance"}  # the shipped schema's; `run` passes the ones of the schema in use
 
 
 class CasesError(ValueError):
@@ -137,14 +137,14 @@ def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS) -> dict:
     }
 
 
-def score(cases: list[dict], predictions: list[dict]) -> dict:
+def score(cases: list[dict], predictions: list[dict], number_slots=NUMBER_SLOTS) -> dict:
     """Return n, intent_accuracy (with a template-resampled 95 % interval), slot_accuracy, overall and per language."""
     def block(pairs) -> dict:
         n = len(pairs)
         intent = sum(c["intent"] == p["intent"] for c, p in pairs)
         slots = sum(slots_match(c["slots"], p["slots"]) for c, p in pairs)
         with_slots = [(c, p) for c, p in pairs if c["slots"]]
-        return {"n": n, "intent_accuracy": round(intent / n, 4) if n else 0.0, **trust(pairs),
+        return {"n": n, "intent_accuracy": round(intent / n, 4) if n else 0.0, **trust(pairs, number_slots),
                 "intent_accuracy_ci95": template_ci95(pairs),
                 "slot_accuracy": round(slots / n, 4) if n else 0.0,
                 "slot_accuracy_cases_with_slots": (round(sum(slots_match(c["slots"], p["slots"])
@@ -230,7 +230,8 @@ def run(args) -> int:
             predictions.append(answer(case["text"]))
         except InputError as e:
             predictions.append({"text": case["text"], "intent": "", "slots": {}, "response": "", "error": str(e)})
-    result = score(cases, predictions)
+    number_slots = {s.name for i in assistant.schema.intents for s in i.slots if s.type == "number"}
+    result = score(cases, predictions, number_slots)
     if args.predictions:
         with open(args.predictions, "w", encoding="utf-8") as f:
             for case, pred in zip(cases, predictions, strict=True):
