@@ -1,9 +1,12 @@
 """Safety reflex: recognise stop commands without the language model, from word lists kept in data.
 
-An utterance fires when, after optional lead words ("whoa", "哎"), it starts with a stop phrase and then says
-nothing but more stop phrases and fillers, pauses (punctuation), or names a hazard ("stop stop there's a wall",
-"马上停车，前面有人摔倒了"). "stop the music", "导航到停车场" and "停车位还有吗" go to the model as usual. The lists
-are in config/reflex.yaml; Chinese phrases match on jieba word boundaries only (停车场 is not 停车 + 场).
+An utterance fires when, after optional lead words ("whoa", "哎") or the robot's names, it starts with a stop phrase
+and then says nothing but more stop phrases and fillers, pauses (punctuation), names a hazard ("stop stop there's a
+wall", "马上停车，前面有人摔倒了") or goes on with a reason: an English clause ("stop the light's red", "stop you're
+dragging my leg") or, after a `halt` phrase (停车, 停下, 刹车 …: a stop whatever follows), any Chinese clause that does
+not turn it into something else (`not_after`: 停车了再说, 停下去吃饭) and is not a question. "stop the music",
+"导航到停车场" and "停车位还有吗" go to the model as usual. The lists are in config/reflex.yaml; Chinese phrases
+match on jieba word boundaries only (停车场 is not 停车 + 场).
 """
 
 from __future__ import annotations
@@ -21,10 +24,22 @@ import opencc
 import yaml
 
 MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex match
-KINDS = ("stop", "lead", "filler", "hazard", "alarm")
+KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
+         "not_before", "question")
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
 _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P<mark>\S)")
+
+# Closed-class words of the clause rules (StopReflex._reason, _chinese_clause); the vocabulary is in the yaml.
+_DETERMINERS = frozenset("the a an my your his her our their that this some".split())
+_COPULAS = frozenset("is are was were isn't aren't wasn't has have got keeps".split())
+_WH = frozenset("what's whats who's where's how's when's why's".split())
+
+
+def _clause_word(word: str) -> bool:
+    """A contraction that starts a clause ("it's", "light's", "you're", "i'm"), not a question word ("what's")."""
+    return word not in _WH and re.search(r"[a-z]'(s|re|m)$", word) is not None
+
 
 jieba.setLogLevel(60)
 _T2S = opencc.OpenCC("t2s")  # traditional characters read as simplified: 停車 is 停车
@@ -93,9 +108,15 @@ def load_words(path: str | Path | None = None) -> dict[str, list[str]]:
                 raise ReflexWordsError(f"{path}: {lang}.{kind}: expected a list of non-blank strings, got {bad[0]!r} "
                                        "(quote words YAML reads as booleans: \"no\", \"on\", \"yes\")")
             words[kind] += phrases
-    if not words["stop"]:
+    if not words["stop"] and not words["halt"]:
         raise ReflexWordsError(f"{path}: no stop phrases (the safety reflex needs at least one)")
     return words
+
+
+def with_names(words: dict[str, list[str]], names: list[str]) -> dict[str, list[str]]:
+    """The word lists with the robot's names (node parameter reflex.names) added ("robbie stop", "小智停车")."""
+    extra = [n for n in names if isinstance(n, str) and n.strip()]
+    return words | {"names": list(words.get("names", [])) + extra}
 
 
 def _index(phrases: list[str]) -> dict[str, list[tuple[str, ...]]]:
@@ -124,7 +145,28 @@ class StopReflex:
         """Return True if the utterance is a stop command (see the module docstring)."""
         if len(text) > MAX_REFLEX_CHARS:
             return False
-        return self._fires(self._destutter(units(text)), 0, "lead", {})
+        u = self._destutter(units(text))
+        question = text.rstrip().endswith(("?", "？"))
+        return bool(u) and (self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question))
+
+    def _stop_after_warning(self, u: list[Unit], question: bool) -> bool:
+        """Return True if a stop phrase that completes the utterance follows a warning: a pause ("there's a kid —
+        stop!", "别再往前了 停") or a hazard, alarm or reason said before it ("前面有人快停", "ouch stop"), unless a
+        `not_before` word comes right before it ("the next stop", "别停") or it is a question."""
+        if question:
+            return False
+        for k in range(1, len(u)):
+            if not u[k - 1].word_end or not (self._match(u, k, "stop") or self._match(u, k, "halt")):
+                continue
+            if any(k in self._match(u, j, "not_before") for j in range(max(0, k - 4), k)):
+                continue
+            if any((j == 0 or u[j - 1].word_end) and self._match(u, j, "question") for j in range(len(u))):
+                return False
+            warned = u[k - 1].pause or any((j == 0 or u[j - 1].word_end) and self._match(u, j, kind)
+                                           for kind in ("hazard", "alarm", "reason", "names") for j in range(k))
+            if warned and self._fires(u, k, "lead", {}, question):
+                return True
+        return False
 
     def _destutter(self, u: list[Unit]) -> list[Unit]:
         """Read "stopp" / "stooop" as "stop" and drop a cut-off start of the next word ("sto stop")."""
@@ -149,9 +191,9 @@ class StopReflex:
         """A stop phrase or another `kind` phrase starts at j, boundary or not (停停停: jieba reads 停停 + 停)."""
         first = u[j].text if j < len(u) else ""
         return any(tuple(x.text for x in u[j:j + len(p)]) == p
-                   for k in {"stop", kind} for p in self._lists[k].get(first, ()))
+                   for k in {"stop", "halt", kind} for p in self._lists[k].get(first, ()))
 
-    def _fires(self, u: list[Unit], i: int, state: str, memo: dict) -> bool:
+    def _fires(self, u: list[Unit], i: int, state: str, memo: dict, question: bool = False) -> bool:
         """Return True if u[i:] completes a stop command; state: "lead" (nothing said yet), "stop" (a stop phrase
         was said), "alarm" (only alarm words: a stop if nothing else, or a hazard, follows)."""
         key = (i, state)
@@ -159,18 +201,37 @@ class StopReflex:
             memo[key] = False  # every step consumes units, so no cycle can reach this entry
             end = self._name_then_pause(u, i) if state == "lead" else 0
             if end:  # "小智，别动", "robbie, stop"
-                if self._fires(u, end, "lead", memo):
+                if self._fires(u, end, "lead", memo, question):
                     memo[key] = True
                     return True
-            steps = {"lead": (("stop", "stop"), ("alarm", "alarm"), ("lead", "lead")),
-                     "stop": (("stop", "stop"), ("filler", "stop"), ("alarm", "stop")),
-                     "alarm": (("stop", "stop"), ("alarm", "alarm"), ("filler", "alarm"))}[state]
-            if state != "lead" and (i == len(u) or (state == "stop" and u[i - 1].pause) or self._hazard(u, i)):
+            if state == "lead" and (end := self._repeated(u, i)):  # "wait wait wait", "等等等等"
+                if self._fires(u, end, "alarm", memo, question):
+                    memo[key] = True
+                    return True
+            steps = {"lead": (("halt", "halt"), ("stop", "stop"), ("alarm", "alarm"), ("lead", "lead"),
+                              ("names", "lead")),
+                     "stop": (("halt", "halt"), ("stop", "stop"), ("filler", "stop"), ("alarm", "stop")),
+                     "halt": (("halt", "halt"), ("stop", "stop"), ("filler", "halt"), ("alarm", "stop")),
+                     "alarm": (("halt", "halt"), ("stop", "stop"), ("alarm", "alarm"), ("filler", "alarm"))}[state]
+            if state != "lead" and (i == len(u) or (state != "alarm" and u[i - 1].pause) or self._hazard(u, i)
+                                    or (state != "alarm" and self._reason(u, i))
+                                    or (state == "halt" and self._chinese_clause(u, i, question))):
                 memo[key] = True
             else:
-                memo[key] = any(self._fires(u, j, after, memo)
+                memo[key] = any(self._fires(u, j, after, memo, question)
                                 for kind, after in steps for j in self._match(u, i, kind))
         return memo[key]
+
+    def _repeated(self, u: list[Unit], i: int) -> int:
+        """Return the end of a `repeated` phrase said three times in a row at unit i (twice if it has two units or
+        more: 小心小心), or 0."""
+        for phrase in self._lists["repeated"].get(u[i].text, ()) if i < len(u) else ():
+            n, j = 0, i
+            while tuple(x.text for x in u[j:j + len(phrase)]) == phrase:
+                n, j = n + 1, j + len(phrase)
+            if n >= (2 if len(phrase) > 1 else 3):
+                return j
+        return 0
 
     def _name_then_pause(self, u: list[Unit], i: int) -> int:
         """Return the end of a name-like stretch (one Latin word, or up to 4 Chinese characters) that starts at unit
@@ -185,6 +246,25 @@ class StopReflex:
             if u[j].pause:
                 return j + 1
         return 0
+
+    def _reason(self, u: list[Unit], i: int) -> bool:
+        """Return True if an English clause starts at unit i: a `reason` phrase ("it's", "you're", "wrong way"), a
+        contraction ("the forklift's coming"), or a determiner, a noun and a copula ("the shelf is tipping")."""
+        if i >= len(u) or _is_cjk(u[i].text) or _is_cjk(u[i - 1].text):
+            return False
+        if self._match(u, i, "reason") or _clause_word(u[i].text):
+            return True
+        j = i + 1
+        return u[i].text in _DETERMINERS and j < len(u) and (_clause_word(u[j].text) or (
+            j + 1 < len(u) and u[j + 1].text in _COPULAS))
+
+    def _chinese_clause(self, u: list[Unit], i: int, question: bool) -> bool:
+        """Return True if, after a halt phrase, a Chinese clause follows that is no `not_after` continuation (停车了
+        再说, 停下去吃饭) and no question (…吗, …?)."""
+        if i >= len(u) or not _is_cjk(u[i].text) or not u[i - 1].word_end or self._match(u, i, "not_after"):
+            return False
+        return not question and not any((k == i or u[k - 1].word_end) and self._match(u, k, "question")
+                                        for k in range(i, len(u)))
 
     def _hazard(self, u: list[Unit], i: int) -> bool:
         """Return True if a hazard phrase starts on a word boundary anywhere from unit i on."""
