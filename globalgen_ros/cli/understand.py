@@ -1,6 +1,7 @@
 """`globalgen understand`: fine-tune the understanding model on the corpus and the decline data, export, report.
 
     globalgen understand --out runs/nlu [--ship models/default] [--layers 12] [--epochs 2] [--init CKPT]
+        [--max-len 48] [--lr-enc 5e-5] [--lr-heads 1e-3] [--ctx-pos 0] [--ctx-none 0]
 
 Steps (each skipped when its output is already there, so a run can be resumed): build the corpus from
 config/intents.yaml and corpus/phrasings/*.yaml (`runs/nlu/corpus`), choose the vocabulary the two languages
@@ -31,6 +32,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--budget-s", type=float, default=1e9, help="stop training after this many seconds")
     p.add_argument("--init", type=Path, help="continue from this model.pt (fine-tune further)")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--max-len", type=int, default=48, help="longest training utterance in tokens")
+    p.add_argument("--lr-enc", type=float, default=5e-5)
+    p.add_argument("--lr-heads", type=float, default=1e-3)
+    p.add_argument("--ctx-pos", type=float, default=0.0, help="share of acting examples wrapped in context")
+    p.add_argument("--ctx-none", type=float, default=0.0, help="share of declines wrapped in context")
     return p
 
 
@@ -51,6 +57,8 @@ def run(args) -> int:
         train.main(["--corpus", str(corpus), "--kept", str(kept), "--tokenizer", str(tokenizer), "--out",
                     str(train_dir), "--layers", str(args.layers), "--epochs", str(args.epochs), "--budget-s",
                     str(args.budget_s), "--threads", str(args.threads), "--log-every", "100",
+                    "--max-len", str(args.max_len), "--lr-enc", str(args.lr_enc), "--lr-heads", str(args.lr_heads),
+                    "--ctx-pos", str(args.ctx_pos), "--ctx-none", str(args.ctx_none),
                     *(["--init", str(args.init)] if args.init else [])])
     if not (export / "nlu.json").is_file():
         nlu_export.main(["--ckpt", str(train_dir), "--out", str(export)])

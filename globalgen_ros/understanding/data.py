@@ -68,15 +68,46 @@ def decline_examples(fams: dict, names: list[str]) -> list[Example]:
     return [Example(t, "none", {}, lang, "declines") for f in names for lang, ts in fams[f].items() for t in ts]
 
 
-def near_miss_examples(path: Path = PHRASINGS / "near_misses.yaml") -> list[Example]:
-    """All near-miss items (any intent)."""
+# Labelled training-only items in the near-miss format, written (blind to every evaluation set) for the kinds the
+# corpus templates teach least: urgent stops with reasons and their near misses, numbers next to distractor numbers
+# and self-corrections, casual / code-switched / polite commands and casual declines.
+SUPPLEMENTS = ("urgent_stops.yaml", "numbers_in_context.yaml", "casual_commands.yaml")
+
+
+def near_miss_examples(path: Path = PHRASINGS / "near_misses.yaml", source: str = "near_misses") -> list[Example]:
+    """All items of a near-miss-format file (any intent)."""
     pairs = yaml.safe_load(path.read_text())["pairs"]
     return [
-        Example(it["text"], it["intent"], dict(it.get("slots") or {}), lang, "near_misses")
+        Example(it["text"], it["intent"], {k: str(v) for k, v in (it.get("slots") or {}).items()}, lang, source)
         for p in pairs.values()
         for lang, items in p.items()
         for it in items
     ]
+
+
+# Declines of the supplements that touch a held-out decline family (held_out_families, seed 0) are not trained on,
+# so the held-out families stay unseen.
+HELD_OUT_TOPICS = re.compile(
+    r"mirror|sunroof|moonroof|massage|remind|podcast|audiobook|audio book|park(ing)? assist|self.?park|seat position|"
+    r"seat (forward|back|up|down)|move (my|the) seat|recline|convert|conversion|how many (inches|feet|miles|pounds)|"
+    r"后视镜|倒车镜|天窗|按摩|提醒|播客|有声书|听书|泊车|自动停车|座椅(位置|往|向|前|后|靠背)|调座椅|靠背|换算|等于多少",
+    re.I,
+)
+
+
+def supplement_examples(names: tuple[str, ...] = SUPPLEMENTS) -> list[Example]:
+    """The items of the supplement files that exist, deduplicated by (lang, text), minus declines that touch a
+    held-out family (HELD_OUT_TOPICS)."""
+    seen, out = set(), []
+    for name in names:
+        if (PHRASINGS / name).exists():
+            for ex in near_miss_examples(PHRASINGS / name, "supplements"):
+                if ex.intent == "none" and HELD_OUT_TOPICS.search(ex.text):
+                    continue
+                if (ex.lang, ex.text) not in seen:
+                    seen.add((ex.lang, ex.text))
+                    out.append(ex)
+    return out
 
 
 def repeat_factor(base: list[Example], extra: list[Example], target: float = 0.27) -> int:
@@ -94,12 +125,13 @@ def token_span(offsets: list[tuple[int, int]], a: int, b: int) -> list[int]:
     return [t for t, (s, e) in enumerate(offsets) if e > s and e > a and s < b]
 
 
-def number_span(text: str, offsets: list[tuple[int, int]], value: str) -> list[int] | None:
-    """Tokens of the number as said: its digits if written, else the minimal token span numbers_said reads as value."""
-    m = re.search(r"(?<![\d.])" + re.escape(value) + r"(?!\d|\.\d)", text)
+def number_span(text: str, offsets: list[tuple[int, int]], value: str, start: int = 0) -> list[int] | None:
+    """Tokens of the number as said at or after char start: its digits if written, else the minimal token span
+    numbers_said reads as value (the first one, so a distractor said earlier in a context prefix is skipped)."""
+    m = re.compile(r"(?<![\d.])" + re.escape(value) + r"(?!\d|\.\d)").search(text, start)
     if m:
         return token_span(offsets, m.start(), m.end())
-    real = [t for t, (s, e) in enumerate(offsets) if e > s]
+    real = [t for t, (s, e) in enumerate(offsets) if e > s and s >= start]
     for width in range(1, len(real) + 1):
         for i in range(len(real) - width + 1):
             ts = real[i : i + width]
@@ -130,7 +162,8 @@ def encode_example(tok: Tokenizer, layout: Layout, ex: Example, max_len: int, dr
             toks = token_span(offsets, *span) if span else []
             reason = "text slot not a substring"
         elif kind == "number":
-            toks = number_span(norm, offsets, str(value)) or []
+            n0 = next((j for j, i in enumerate(idx) if i >= ex.start), len(norm))
+            toks = number_span(norm, offsets, str(value), n0) or []
             reason = "number slot not found"
         else:
             toks, reason = [], "slot not in schema"
@@ -153,13 +186,15 @@ def build_examples(corpus: Path, seed: int = 0, target_none: float = 0.27) -> di
     base = corpus_examples(corpus / "train.jsonl")
     declines = decline_examples(fams, [f for f in fams if f not in held])
     near = near_miss_examples()
+    supp = supplement_examples()
     return {
         "corpus": base,
         "declines": declines,
         "near_misses": near,
+        "supplements": supp,
         "held_out": decline_examples(fams, held),
         "held_out_families": held,
-        "repeat": repeat_factor(base, declines + near, target_none),
+        "repeat": repeat_factor(base, declines + near + supp, target_none),
         "context_pool": context_pool(fams, corpus_context_lines(corpus / "train.jsonl")),
     }
 
@@ -239,13 +274,13 @@ def augment_context(
 ) -> tuple[list[Example], Counter]:
     """Context-wrapping augmentation (seeded): each corpus/declines example with a non-none intent is replaced by
     wrap_context(...) with probability p_pos, each none example with probability p_none (it stays none, so
-    length is no cue). Near-miss examples are never wrapped (their negations must not end up next to a command).
-    Returns the new list and counts by outcome."""
+    length is no cue). Examples of every source may be wrapped: the context lines hold no command, so a wrapped
+    negation stays a negation. Returns the new list and counts by outcome."""
     rng, n = random.Random(seed), Counter()
     out = []
     for ex in examples:
         p = p_none if ex.intent == "none" else p_pos
-        if ex.source in ("corpus", "declines") and ex.lang in pool and rng.random() < p:
+        if ex.lang in pool and rng.random() < p:
             out.append(wrap_context(ex, pool, rng))
             n["wrapped_" + ("none" if ex.intent == "none" else "pos")] += 1
         else:
@@ -263,7 +298,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     b = build_examples(args.corpus)
     layout, tok, drops = layout_from_schema(load_schema()), Tokenizer.from_file(str(args.tokenizer)), Counter()
-    for src in ("corpus", "declines", "near_misses"):
+    for src in ("corpus", "declines", "near_misses", "supplements"):
         enc = [encode_example(tok, layout, e, 48, drops) for e in b[src]]
         print(src, len(b[src]), "kept", sum(x is not None for x in enc))
     print("repeat", b["repeat"], "held out", b["held_out_families"], "drops", dict(drops))

@@ -47,7 +47,7 @@ def split_data(
     ctx_pos / ctx_none > 0, context-wrap that share of the positive / none training examples (data.augment_context)
     and also return val_ctx, every validation example wrapped (seed + 1)."""
     b, drops = build_examples(corpus, seed=seed), Counter()
-    sources = ("corpus", "declines", "near_misses")
+    sources = ("corpus", "declines", "near_misses", "supplements")
     enc = {s: [encode_example(tok, layout, e, max_len, drops) for e in b[s]] for s in sources}
     uniq = [x for s in enc.values() for x in s if x is not None]
     random.Random(seed).shuffle(uniq)

@@ -1,0 +1,84 @@
+"""Training data of the understanding model: supplements, context wrapping and number tags after a prefix."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from tokenizers import Tokenizer
+
+from globalgen_ros.schema import load_schema
+from globalgen_ros.understanding.data import (
+    HELD_OUT_TOPICS,
+    IGNORE,
+    Example,
+    augment_context,
+    decline_families,
+    encode_example,
+    held_out_families,
+    supplement_examples,
+    wrap_context,
+)
+from globalgen_ros.understanding.labels import layout_from_schema
+
+TOKENIZER = Path(__file__).resolve().parent.parent / "models" / "default" / "nlu" / "tokenizer.json"
+LAYOUT = layout_from_schema(load_schema())
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return Tokenizer.from_file(str(TOKENIZER))
+
+
+def tagged(tok, ex: Example) -> str:
+    """The text of the tokens tagged as a slot (B or I), joined."""
+    enc = encode_example(tok, LAYOUT, ex, 64, Counter())
+    norm = tok.encode(ex.text)
+    assert enc is not None
+    return "".join(ex.text[s:e] for (s, e), t in zip(norm.offsets, enc.tags, strict=True) if t not in (0, IGNORE))
+
+
+def test_a_number_is_tagged_where_the_command_says_it_not_in_the_context_before(tok):
+    text = "it was 21 degrees this morning, set it to 21"
+    ex = Example(text, "set_temperature", {"temperature": "21"}, "en", "supplements", start=text.index("set"))
+    enc = encode_example(tok, LAYOUT, ex, 64, Counter())
+    offsets = tok.encode(text).offsets
+    tagged_end = [offsets[t][1] for t, tag in enumerate(enc.tags) if tag == LAYOUT.tag_id("B-temperature")]
+    assert tagged_end == [len(text)]  # the second 21, not the morning's
+    zh = "外面三十八度，车里调到二十度"
+    assert "二十" in tagged(tok, Example(zh, "set_temperature", {"temperature": "20"}, "zh", "supplements"))
+
+
+def test_every_supplement_item_encodes_and_no_decline_touches_a_held_out_family(tok):
+    items = supplement_examples()
+    assert len(items) > 1000 and {e.lang for e in items} == {"en", "zh"}
+    drops = Counter()
+    assert all(encode_example(tok, LAYOUT, e, 64, drops) is not None for e in items), drops
+    assert not [e.text for e in items if e.intent == "none" and HELD_OUT_TOPICS.search(e.text)]
+    assert {e.intent for e in items} <= set(LAYOUT.intents)
+    assert len({(e.lang, e.text) for e in items}) == len(items)
+
+
+def test_held_out_topics_cover_the_held_out_families():
+    fams, part_a = decline_families()
+    held = held_out_families(part_a)
+    texts = [t for f in held for ts in fams[f].values() for t in ts]
+    assert sum(bool(HELD_OUT_TOPICS.search(t)) for t in texts) >= 0.5 * len(texts)
+
+
+def test_context_wrapping_keeps_labels_and_wraps_negations_too(tok):
+    pool = {"en": ["I had a long day", "the weather is nice"], "zh": ["今天好累", "天气不错"]}
+    exs = [Example("don't call mom", "none", {}, "en", "near_misses"),
+           Example("call mom", "call", {"contact": "mom"}, "en", "supplements"),
+           Example("给妈妈打电话", "call", {"contact": "妈妈"}, "zh", "corpus")]
+    out, n = augment_context(exs * 20, pool, seed=1, p_pos=1.0, p_none=1.0)
+    assert n["wrapped_none"] == 20 and n["wrapped_pos"] == 40
+    for ex in out:
+        assert ex.source.endswith("+ctx") and ex.text.index(ex.text[ex.start:]) <= ex.start
+        assert ex.intent in ("none", "call")
+        if ex.intent == "call":
+            assert tagged(tok, ex).strip().lower() in ("mom", "妈妈")
+    w = wrap_context(exs[1], pool, random.Random(0))
+    assert w.text[w.start:].lower().startswith("call mom")
