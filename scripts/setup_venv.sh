@@ -12,7 +12,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${GLOBALGEN_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3.11}"
 STAMPS="$VENV/.globalgen"
-REQUIREMENTS=(requirements/runtime.txt requirements/train.txt requirements/dev.txt)
+REQUIREMENTS=(requirements/runtime.txt requirements/train.txt requirements/dev.txt requirements/import.txt)
 # Everything the CMake build reads or installs.
 BUILD_INPUTS=(CMakeLists.txt package.xml pyproject.toml cmake msg globalgen_ros launch config models bags)
 

@@ -7,7 +7,13 @@ import importlib
 import sys
 
 # Subcommands in help order; modules import heavy dependencies (torch, rclpy) only inside run().
-COMMANDS = ("ask", "eval", "train", "understand", "export", "bench", "record", "replay", "demo")
+COMMANDS = ("ask", "eval", "train", "understand", "export", "import", "bench", "record", "replay", "demo")
+MODULES = {"import": "import_model"}  # a command whose module is not named like it (`import` is a keyword)
+
+
+def module_name(command: str) -> str:
+    """Return the module of a subcommand under globalgen_ros.cli."""
+    return f"globalgen_ros.cli.{MODULES.get(command, command)}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         try:
-            module = importlib.import_module(f"globalgen_ros.cli.{name}")
+            module = importlib.import_module(module_name(name))
         except ImportError as e:  # a subcommand whose optional dependency is missing stays listed with the reason
             p = subparsers.add_parser(name, help=f"(unavailable: {e})")
             p.set_defaults(_unavailable=str(e))
@@ -32,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"globalgen {args.command}: unavailable ({args._unavailable}); install the missing package",
               file=sys.stderr)
         return 2
-    module = importlib.import_module(f"globalgen_ros.cli.{args.command}")
+    module = importlib.import_module(module_name(args.command))
     try:
         return int(module.run(args) or 0)
     except KeyboardInterrupt:

@@ -81,7 +81,7 @@ def example_inputs(cfg: LlamaConfig, past: int, new: int) -> tuple[torch.Tensor,
     pos = torch.arange(past, past + new)[None]
     mask = torch.zeros(1, 1, new, past + new)
     mask[0, 0, :, past:] = torch.triu(torch.full((new, new), -1e4), diagonal=1)
-    kv = torch.randn(past, cfg.num_hidden_layers, 2, cfg.num_attention_heads, cfg.head_dim)
+    kv = torch.randn(past, cfg.num_hidden_layers, 2, cfg.kv_heads, cfg.head_dim)  # (P, L, 2, Hkv, D)
     return ids, pos, mask, kv
 
 

@@ -28,17 +28,27 @@ class LlamaConfig:
     rms_norm_eps: float = 1e-5
     rope_theta: float = 10000.0
     num_extra_heads: int = 3  # head j predicts token t + 2 + j
+    # Imported models (globalgen_ros/importer/); the defaults leave the project's own model as it was.
+    num_key_value_heads: int | None = None  # grouped-query attention; None: one K/V head per query head
+    rope_scaling: dict | None = None  # {"rope_type": "linear" | "llama3" | "freq_factors", ...}; None: plain RoPE
 
     @property
     def head_dim(self) -> int:
         return self.hidden_size // self.num_attention_heads
 
+    @property
+    def kv_heads(self) -> int:
+        return self.num_key_value_heads or self.num_attention_heads
+
     def to_hf_dict(self, bos_token_id: int, eos_token_id: int, pad_token_id: int) -> dict:
         """Return a Hugging Face LlamaConfig dict (plus our extra-head count)."""
         d = asdict(self)
+        del d["num_key_value_heads"]  # written below, where it always was
+        if d["rope_scaling"] is None:
+            del d["rope_scaling"]
         d.update(
             architectures=["LlamaForCausalLM"], model_type="llama", hidden_act="silu",
-            num_key_value_heads=self.num_attention_heads, head_dim=self.head_dim,
+            num_key_value_heads=self.kv_heads, head_dim=self.head_dim,
             tie_word_embeddings=False, attention_bias=False, mlp_bias=False, torch_dtype="float16",
             bos_token_id=bos_token_id, eos_token_id=eos_token_id, pad_token_id=pad_token_id,
         )
@@ -58,10 +68,34 @@ class RMSNorm(nn.Module):
         return self.weight * (x / torch.sqrt(var + self.eps))
 
 
-def rope_cos_sin(position_ids: torch.Tensor, head_dim: int, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
+def scaled_inv_freq(inv_freq: torch.Tensor, scaling: dict) -> torch.Tensor:
+    """Return RoPE inverse frequencies (D/2,) under a rope scaling of HF's `rope_parameters` (position-only kinds)."""
+    kind = scaling.get("rope_type", scaling.get("type", "default"))
+    if kind == "default":
+        return inv_freq
+    if kind == "linear":
+        return inv_freq / float(scaling["factor"])
+    if kind == "freq_factors":  # llama.cpp's rope_freqs tensor: frequency i divided by factors[i]
+        return inv_freq / torch.tensor(scaling["factors"], dtype=torch.float32, device=inv_freq.device)
+    if kind == "llama3":  # transformers' _compute_llama3_parameters
+        factor, low, high = (float(scaling[k]) for k in ("factor", "low_freq_factor", "high_freq_factor"))
+        old_len = float(scaling["original_max_position_embeddings"])
+        wavelen = 2 * math.pi / inv_freq
+        scaled = torch.where(wavelen > old_len / low, inv_freq / factor, inv_freq)
+        smooth = (old_len / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+        medium = (wavelen >= old_len / high) & (wavelen <= old_len / low)
+        return torch.where(medium, smoothed, scaled)
+    raise ValueError(f"rope scaling {kind!r} is not supported (only default, linear, llama3, freq_factors)")
+
+
+def rope_cos_sin(position_ids: torch.Tensor, head_dim: int, theta: float,
+                 scaling: dict | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Return cos, sin of shape (B, T, D) for integer positions (B, T) (HF's rotate-half layout)."""
     steps = torch.arange(0, head_dim, 2, dtype=torch.float32, device=position_ids.device)
     inv_freq = 1.0 / (theta ** (steps / head_dim))
+    if scaling is not None:
+        inv_freq = scaled_inv_freq(inv_freq, scaling)
     freqs = position_ids.to(torch.float32)[..., None] * inv_freq  # (B, T, D/2)
     emb = torch.cat([freqs, freqs], dim=-1)  # (B, T, D)
     return emb.cos(), emb.sin()
@@ -77,18 +111,18 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
 class Attention(nn.Module):
     def __init__(self, cfg: LlamaConfig):
         super().__init__()
-        self.n_heads, self.head_dim = cfg.num_attention_heads, cfg.head_dim
-        d = cfg.hidden_size
+        self.n_heads, self.n_kv_heads, self.head_dim = cfg.num_attention_heads, cfg.kv_heads, cfg.head_dim
+        d, d_kv = cfg.hidden_size, cfg.kv_heads * cfg.head_dim
         self.q_proj = nn.Linear(d, d, bias=False)
-        self.k_proj = nn.Linear(d, d, bias=False)
-        self.v_proj = nn.Linear(d, d, bias=False)
+        self.k_proj = nn.Linear(d, d_kv, bias=False)
+        self.v_proj = nn.Linear(d, d_kv, bias=False)
         self.o_proj = nn.Linear(d, d, bias=False)
 
     def qkv(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
         B, T, _ = x.shape
         q = self.q_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # (B, H, T, D)
-        k = self.k_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)
-        v = self.v_proj(x).view(B, T, self.n_heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)  # (B, Hkv, T, D)
+        v = self.v_proj(x).view(B, T, self.n_kv_heads, self.head_dim).transpose(1, 2)
         return apply_rope(q, cos, sin), apply_rope(k, cos, sin), v
 
     def out(self, y: torch.Tensor) -> torch.Tensor:
@@ -137,6 +171,25 @@ class ExtraHead(nn.Module):
         return h + F.silu(self.proj(h))
 
 
+def grouped_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, past_k: torch.Tensor,
+                      past_v: torch.Tensor, mask: torch.Tensor, scale: float) -> torch.Tensor:
+    """Grouped-query attention of `decode`: q (1, H, k, D) against Hkv = H / G key/value heads, none repeated.
+
+    k, v: (1, Hkv, k, D); past_k: (1, Hkv, D, P); past_v: (1, Hkv, P, D); mask: (1, 1, k, P + k) additive.
+    Query head h reads K/V head h // G (HF's repeat_kv); the G query heads of a group are stacked as rows, so
+    the cache is neither copied nor repeated. Returns y (1, H, k, D).
+    """
+    _, H, n, D = q.shape
+    Hkv, P = k.shape[1], past_k.shape[-1]
+    g = H // Hkv
+    qg = q.reshape(1, Hkv, g * n, D)  # (1, Hkv, G k, D)
+    scores = torch.cat([qg @ past_k, qg @ k.transpose(-1, -2)], dim=-1)  # (1, Hkv, G k, P + k)
+    scores = scores.view(1, Hkv, g, n, P + n) * scale + mask[:, :, None]
+    att = torch.softmax(scores, dim=-1).view(1, Hkv, g * n, P + n)
+    y = att[..., :P] @ past_v + att[..., P:] @ v  # (1, Hkv, G k, D)
+    return y.view(1, H, n, D)
+
+
 class LlamaWithHeads(nn.Module):
     def __init__(self, cfg: LlamaConfig):
         super().__init__()
@@ -156,12 +209,14 @@ class LlamaWithHeads(nn.Module):
         `dropout` applies to the embeddings and to each residual branch (training only; the export has none)."""
         B, T = input_ids.shape
         pos = torch.arange(T, device=input_ids.device)[None].expand(B, T)
-        cos, sin = rope_cos_sin(pos, self.config.head_dim, self.config.rope_theta)
+        cos, sin = rope_cos_sin(pos, self.config.head_dim, self.config.rope_theta, self.config.rope_scaling)
+        gqa = self.config.kv_heads != self.config.num_attention_heads
         drop = (lambda t: F.dropout(t, dropout, training=True)) if dropout > 0 else (lambda t: t)
         x = drop(self.model.embed_tokens(input_ids))  # (B, T, d)
         for layer in self.model.layers:
             q, k, v = layer.self_attn.qkv(layer.input_layernorm(x), cos, sin)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, H, T, D)
+            y = (F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True) if gqa
+                 else F.scaled_dot_product_attention(q, k, v, is_causal=True))  # (B, H, T, D)
             x = x + drop(layer.self_attn.out(y))
             x = x + drop(layer.mlp(layer.post_attention_layernorm(x)))
         h = self.model.norm(x)
@@ -184,12 +239,13 @@ class LlamaWithHeads(nn.Module):
         """Decode k new tokens against a cache (the ONNX interface).
 
         input_ids, position_ids: (1, k); attention_mask: (1, 1, k, P + k) additive; past: 2L tensors (P, H, D),
-        layer i's K then V (one contiguous block each in the hot buffer: the ONNX graph reads them in place);
+        layer i's K then V (one contiguous block each in the hot buffer: the ONNX graph reads them in place;
+        H here is the K/V head count, fewer than the query heads under grouped-query attention);
         logit_rows: (r,) the rows whose logits are wanted (None: all; a prompt needs only its last: the output
         layer is a quarter of a token's compute). Returns logits (1, r, V), hidden (1, k, d), new_kv
         (k, L, 2, H, D).
         """
-        cos, sin = rope_cos_sin(position_ids, self.config.head_dim, self.config.rope_theta)
+        cos, sin = rope_cos_sin(position_ids, self.config.head_dim, self.config.rope_theta, self.config.rope_scaling)
         scale = 1.0 / math.sqrt(self.config.head_dim)
         x = self.model.embed_tokens(input_ids)  # (1, k, d)
         n_past = past[0].shape[0]
@@ -198,11 +254,14 @@ class LlamaWithHeads(nn.Module):
             q, k, v = layer.self_attn.qkv(layer.input_layernorm(x), cos, sin)  # (1, H, k, D)
             past_k = past[2 * i].permute(1, 2, 0)[None]  # (1, H, D, P)
             past_v = past[2 * i + 1].permute(1, 0, 2)[None]  # (1, H, P, D)
-            # Past and new keys scored apart and the values mixed apart: past K/V are never concatenated with
-            # the new ones (a copy of the whole cache per layer and forward).
-            scores = torch.cat([q @ past_k, q @ k.transpose(-1, -2)], dim=-1) * scale + attention_mask
-            att = torch.softmax(scores, dim=-1)  # (1, H, k, P + k)
-            y = att[..., :n_past] @ past_v + att[..., n_past:] @ v  # (1, H, k, D)
+            if layer.self_attn.n_kv_heads != layer.self_attn.n_heads:
+                y = grouped_attention(q, k, v, past_k, past_v, attention_mask, scale)
+            else:
+                # Past and new keys scored apart and the values mixed apart: past K/V are never concatenated
+                # with the new ones (a copy of the whole cache per layer and forward).
+                scores = torch.cat([q @ past_k, q @ k.transpose(-1, -2)], dim=-1) * scale + attention_mask
+                att = torch.softmax(scores, dim=-1)  # (1, H, k, P + k)
+                y = att[..., :n_past] @ past_v + att[..., n_past:] @ v  # (1, H, k, D)
             x = x + layer.self_attn.out(y)
             x = x + layer.mlp(layer.post_attention_layernorm(x))
             new_kv.append(torch.stack([k[0].transpose(0, 1), v[0].transpose(0, 1)], dim=1))  # (k, 2, H, D)

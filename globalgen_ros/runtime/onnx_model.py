@@ -26,10 +26,11 @@ class ModelDims:
     vocab_size: int
     n_extra_heads: int
     max_len: int
+    n_kv_heads: int = 0  # K/V heads (grouped-query attention: fewer than n_heads); 0: n_heads
 
     @property
     def kv_row_shape(self) -> tuple[int, int, int, int]:
-        return (self.n_layers, 2, self.n_heads, self.head_dim)  # one token's K and V, all layers
+        return (self.n_layers, 2, self.n_kv_heads or self.n_heads, self.head_dim)  # one token's K and V, all layers
 
     @classmethod
     def from_config(cls, cfg: dict) -> ModelDims:
@@ -37,7 +38,8 @@ class ModelDims:
         return cls(n_layers=cfg["num_hidden_layers"], n_heads=n_heads,
                    head_dim=cfg.get("head_dim") or cfg["hidden_size"] // n_heads, hidden_size=cfg["hidden_size"],
                    vocab_size=cfg["vocab_size"], n_extra_heads=cfg.get("num_extra_heads", 0),
-                   max_len=cfg.get("max_position_embeddings", 512))
+                   max_len=cfg.get("max_position_embeddings", 512),
+                   n_kv_heads=cfg.get("num_key_value_heads") or n_heads)
 
 
 def session_options(threads: int, spin: bool = False) -> ort.SessionOptions:
