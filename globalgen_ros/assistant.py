@@ -16,7 +16,7 @@ from globalgen_ros.cache.window import WindowPlan
 from globalgen_ros.decoding.calibration import CostModel
 from globalgen_ros.decoding.datastore import NgramDatastore
 from globalgen_ros.decoding.engine import STRATEGIES, DecodeOptions, Decoder, GenerationStats
-from globalgen_ros.runtime.artifacts import ModelArtifactError, load_artifacts
+from globalgen_ros.runtime.artifacts import ModelArtifactError, is_imported, load_artifacts
 from globalgen_ros.runtime.constraints import ForcedPrefix, HeaderConstraint, SchemaTries
 from globalgen_ros.runtime.format import detect_language, header_tokens, parse_output, prompt_tokens
 from globalgen_ros.runtime.onnx_model import OnnxModel
@@ -133,7 +133,17 @@ def load_understanding(artifacts, understanding: str | bool, threads: int):
 
 
 class Assistant:
-    """Answer transcripts with the on-board model: constrained intent header, then a spoken reply."""
+    """Answer transcripts with the on-board model: constrained intent header, then a spoken reply.
+
+    For an imported chat model (`globalgen import`; its manifest has a `chat` entry) `Assistant(...)` returns a
+    `ChatAssistant` (importer/assistant.py): the understanding model decides, the chat model speaks."""
+
+    def __new__(cls, model_dir: str | None = None, *args, **kwargs):
+        if cls is Assistant and is_imported(model_dir):
+            from globalgen_ros.importer.assistant import ChatAssistant
+
+            return super().__new__(ChatAssistant)
+        return super().__new__(cls)
 
     def __init__(self, model_dir: str | None = None, *, schema_path: str | None = None,
                  strategy: str = "parallel", threads: int = 1, calibration: str | None = "measure",

@@ -63,12 +63,13 @@ def make_tokenizer() -> Tokenizer:
     return tok
 
 
-def make_model(vocab: int, kv_heads: int, tied: bool, rope: dict) -> "transformers.LlamaForCausalLM":
+def make_model(vocab: int, kv_heads: int, tied: bool, rope: dict,
+               context: int = 128) -> "transformers.LlamaForCausalLM":
     """Return a random LlamaForCausalLM (wide init: peaked logits, so argmax comparisons mean something)."""
     torch.manual_seed(0)
     cfg = transformers.LlamaConfig(
         vocab_size=vocab, hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=kv_heads, max_position_embeddings=128, tie_word_embeddings=tied, rope_parameters=rope,
+        num_key_value_heads=kv_heads, max_position_embeddings=context, tie_word_embeddings=tied, rope_parameters=rope,
         rms_norm_eps=1e-5, pad_token_id=0, bos_token_id=1, eos_token_id=2, initializer_range=0.2)
     return transformers.LlamaForCausalLM(cfg).eval()
 

@@ -56,6 +56,7 @@ class Layer0Attention:
         self.w_q = np.asarray(weights[NAMES[2]], np.float32)  # (d, d): out x in
         self.w_k = np.asarray(weights[NAMES[3]], np.float32)
         self.heads = config["num_attention_heads"]
+        self.kv_heads = config.get("num_key_value_heads") or self.heads  # grouped-query attention: fewer K heads
         self.head_dim = config.get("head_dim") or config["hidden_size"] // self.heads
         self.eps = config.get("rms_norm_eps", 1e-5)
         self.theta = config.get("rope_theta", 10000.0)
@@ -70,12 +71,14 @@ class Layer0Attention:
             return None
 
     def qk(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return layer-0 queries and keys (H, T, D) of tokens ids at positions 0..T-1 (RoPE applied)."""
+        """Return layer-0 queries and keys (H, T, D) of tokens ids at positions 0..T-1 (RoPE applied; with
+        grouped-query attention each K head is repeated for the query heads of its group)."""
         x = np.asarray(self.embed[np.asarray(ids)], np.float32)  # (T, d)
         x = x / np.sqrt((x * x).mean(-1, keepdims=True) + self.eps) * self.norm
         T, pos = len(ids), np.arange(len(ids))
         q = (x @ self.w_q.T).reshape(T, self.heads, self.head_dim).transpose(1, 0, 2)  # (H, T, D)
-        k = (x @ self.w_k.T).reshape(T, self.heads, self.head_dim).transpose(1, 0, 2)
+        k = (x @ self.w_k.T).reshape(T, self.kv_heads, self.head_dim).transpose(1, 0, 2)  # (Hkv, T, D)
+        k = np.repeat(k, self.heads // self.kv_heads, axis=0)  # (H, T, D)
         return rope(q, pos, self.theta), rope(k, pos, self.theta)
 
     def attention(self, ids) -> np.ndarray:

@@ -1,4 +1,7 @@
-"""`globalgen ask TEXT`: answer one transcript with the on-board model and print reply, intent and timing."""
+"""`globalgen ask TEXT`: answer one transcript with the on-board model and print reply, intent and timing.
+
+With an imported model (`--model-dir` of `globalgen import`) the understanding model decides intent and slots and
+the imported model speaks the reply (docs/import.md)."""
 
 from __future__ import annotations
 
@@ -18,6 +21,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--strategy", default="parallel", help="decoding strategy: ar, parallel (default), confident")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--max-new-tokens", type=int, default=64)
+    p.add_argument("--understanding", metavar="DIR",
+                   help="understanding model directory (default: the model dir's nlu/, for an imported model the "
+                        "shipped models/default/nlu)")
     return p
 
 
@@ -27,7 +33,8 @@ def run(args) -> int:
 
     try:
         assistant = Assistant(args.model_dir, schema_path=args.schema, strategy=args.strategy, threads=args.threads,
-                              calibration=None if args.strategy == "ar" else "measure")
+                              calibration=None if args.strategy == "ar" else "measure",
+                              understanding=args.understanding or True)
         reply = assistant.respond(args.text, max_new_tokens=args.max_new_tokens)
     except (InputError, ModelArtifactError) as e:
         print(f"globalgen ask: {e}", file=sys.stderr)

@@ -7,7 +7,8 @@ import importlib
 import sys
 
 SUITES = {"decode": "globalgen_ros.bench.decode_bench", "cache": "globalgen_ros.bench.cache_bench",
-          "node": "globalgen_ros.bench.node_bench", "soak": "globalgen_ros.bench.soak_bench"}
+          "node": "globalgen_ros.bench.node_bench", "soak": "globalgen_ros.bench.soak_bench",
+          "llm": "globalgen_ros.bench.llm_bench"}
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -15,19 +16,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("bench", help="benchmark decoding strategies, the KV cache or the node",
                               description=__doc__)
     p.add_argument("--suite", choices=sorted(SUITES), default="decode",
-                   help="decode: ar / parallel / confident / transformers (default); cache; node; soak")
+                   help="decode: ar / parallel / confident / transformers (default); cache; node; soak; "
+                        "llm: an imported model (--model-dir) against transformers (and llama.cpp if installed)")
     p.add_argument("--json", action="store_true", help="print only the JSON line")
     p.add_argument("--plot", metavar="FILE.png", help="write a chart (latency per strategy, tokens per forward)")
     p.add_argument("--prompts", metavar="FILE.jsonl",
                    help="cases {'text', 'intent', ...} (default: data/corpus/eval.jsonl or the seeded held-out split)")
     p.add_argument("--model-dir", help="model directory (default: $GLOBALGEN_MODEL_DIR or models/default)")
-    p.add_argument("-n", "--n", type=int, default=200, help="number of prompts measured (default 200)")
+    p.add_argument("-n", "--n", type=int, default=200,
+                   help="number of prompts measured (default 200; llm suite: at most its 16 fixed prompts)")
     p.add_argument("--warmup", type=int, default=5, help="prompts run first and not measured (default 5)")
     p.add_argument("--threads", type=int, default=1, help="intra-op threads (ORT and torch; default 1)")
     p.add_argument("--max-new-tokens", type=int, default=64)
     p.add_argument("--calibration", default="measure",
                    help="forward cost curve: 'measure' at start (default) or a calibration JSON file")
     p.add_argument("--lookup", type=int, default=10, help="prompt_lookup_num_tokens of the transformers peer")
+    p.add_argument("--kv-reuse", dest="kv_reuse", action="store_true",
+                   help="llm suite: one assistant per strategy keeping its KV cache between prompts")
     p.add_argument("--no-transformers", action="store_true", help="skip the PyTorch transformers peers")
     p.add_argument("--profile", metavar="FILE", help="profile `parallel` with pyinstrument (.html or text)")
     p.add_argument("--compare", action="store_true",

@@ -1,7 +1,8 @@
 """`globalgen import`: a Hugging Face LLaMA-family directory or GGUF file as an int8 ONNX model directory.
 
-Writes the layout of models/default (config.json, model.safetensors, the model's own tokenizer.json,
-model.int8.onnx with per-row activation quantization, manifest.json with sha256 and the chat template);
+Writes the layout of models/default (config.json, model.safetensors, the model's own tokenizer.json, the
+decoder: model.int8.onnx with per-row activation quantization by default, or model.int4.onnx with 4-bit
+weight-only blocks (lossless `parallel`); manifest.json with sha256, the decoder file and the chat template);
 needs torch, transformers and gguf (requirements/import.txt). See docs/import.md.
 """
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
+
+from globalgen_ros.importer.weights import DEFAULT_WEIGHTS, WEIGHTS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -18,6 +21,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="HF model directory (config.json + safetensors/bin + tokenizer) or .gguf file")
     p.add_argument("--out", required=True, help="output model directory, e.g. models/smollm2")
+    p.add_argument("--weights", choices=WEIGHTS, default=DEFAULT_WEIGHTS,
+                   help="int8: int8 weights, activations quantized per row (default: faster on SmolLM2, but its "
+                        "parallel may differ from ar); int4: MatMulNBits 4-bit blocks of 32, fp32 activations "
+                        "(parallel token-identical to ar)")
     p.add_argument("--keep-fp32", action="store_true", help="also write model.fp32.onnx (reference decoder)")
     p.add_argument("--max-len", type=int, help="cap the context (max_position_embeddings: the KV cache size)")
     p.add_argument("--no-check", action="store_true", help="skip the ONNX Runtime vs torch comparison")
@@ -29,8 +36,8 @@ def run(args) -> int:
     from globalgen_ros.importer.write import import_model
 
     try:
-        report = import_model(args.source, args.out, keep_fp32=args.keep_fp32, max_len=args.max_len,
-                              check=not args.no_check)
+        report = import_model(args.source, args.out, weights=args.weights, keep_fp32=args.keep_fp32,
+                              max_len=args.max_len, check=not args.no_check)
     except SourceError as e:
         print(f"globalgen import: {e}")
         return 2

@@ -129,6 +129,7 @@ class Run:
     deadline: float | None = None
     cancel: Callable[[], bool] | None = None
     clock: Callable[[], float] = time.monotonic  # the clock of `deadline`
+    more_ends: frozenset[int] = frozenset()  # end-of-sequence ids besides the decoder's end_id (imported models)
     finish: str | None = None
     first_decision: bool = True
     head_base: int = -1                     # index of the token whose hidden state feeds the heads
@@ -170,10 +171,10 @@ def free_text_token(token: int) -> bool:
 
 
 def accept(run: Run, token: int, end_id: int, state: Any = None, *, known_state: bool = False) -> None:
-    """Append an accepted token, advance the constraint and set `finish` at <|end|> or the length limit."""
+    """Append an accepted token, advance the constraint and set `finish` at an end id or the length limit."""
     run.tokens.append(token)
     run.state = state if known_state else run.constraint.advance(run.state, token)
-    if token == end_id:
+    if token == end_id or token in run.more_ends:
         run.finish = "end"
     elif len(run.tokens) >= run.limit:
         run.finish = "max_tokens"
@@ -203,10 +204,12 @@ class Decoder:
                  cache: KVCache | None = None, datastore: NgramDatastore | None = None,
                  cost: CostModel | None = None, drafters: list[Drafter] | None = None,
                  stop_ids: tuple[int, ...] = (), clock: Callable[[], float] = time.monotonic,
-                 special_ids: dict[str, int] | None = None, cjk: np.ndarray | None = None):
+                 special_ids: dict[str, int] | None = None, cjk: np.ndarray | None = None,
+                 more_ends: tuple[int, ...] = ()):
         self.model = model
         self.clock = clock
         self.end_id = end_id
+        self.more_ends = frozenset(more_ends) - {end_id}  # a reply also ends at these (a chat model's eos ids)
         self.options = options or DecodeOptions()
         self.cache = cache if cache is not None else HotKVCache(model.dims.max_len, model.dims.kv_row_shape)
         self.datastore = datastore if datastore is not None else NgramDatastore()
@@ -281,7 +284,8 @@ class Decoder:
         constraint = constraint or Unconstrained()
         run = Run(tokens=list(prompt), n_prompt=len(prompt), limit=limit, constraint=constraint,
                   state=constraint.start(), stats=GenerationStats(strategy=strategy, prompt_tokens=len(prompt)),
-                  t0=time.perf_counter(), on_tokens=on_tokens, deadline=deadline, cancel=cancel, clock=self.clock)
+                  t0=time.perf_counter(), on_tokens=on_tokens, deadline=deadline, cancel=cancel, clock=self.clock,
+                  more_ends=self.more_ends)
         self.cache.restore(prompt)  # K/V of the prompt's cached prefix, if any: not prefilled again
         if strategy == "ar":
             generate_ar(self, run)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from globalgen_ros.decoding.engine import DecodeOptions, Decoder
-from globalgen_ros.runtime.artifacts import load_artifacts
+from globalgen_ros.runtime.artifacts import ModelArtifactError, ModelArtifacts, load_artifacts
 from globalgen_ros.runtime.onnx_model import OnnxModel
 
 
@@ -38,19 +38,29 @@ class AnyToken:
         return None
 
 
-def open_imported(model_dir: str | Path, *, decoder_file: str = "model.int8.onnx", threads: int = 1) -> OnnxModel:
-    """Open an imported model's decoder (checked against its manifest; it has no heads file)."""
-    artifacts = load_artifacts(model_dir, required=("config.json", "tokenizer.json", decoder_file))
-    return OnnxModel(artifacts, threads=threads, decoder_file=decoder_file)
+def open_imported(model_dir: str | Path, *, decoder_file: str | None = None, threads: int = 1) -> OnnxModel:
+    """Open an imported model's decoder (default: the one its manifest names; checked against it; no heads)."""
+    artifacts = load_artifacts(model_dir, required=("config.json", "tokenizer.json"))
+    return OnnxModel(artifacts, threads=threads, decoder_file=decoder_file)  # None: the manifest's decoder
+
+
+def end_ids(artifacts: ModelArtifacts) -> list[int]:
+    """Return the model's end-of-sequence ids: the chat's eos ids, then config.json's eos_token_id(s)."""
+    eos = artifacts.config.get("eos_token_id")
+    ids = list(artifacts.manifest.get("chat", {}).get("eos_token_ids") or [])
+    ids += [] if eos is None else eos if isinstance(eos, list) else [eos]
+    if not ids:
+        raise ModelArtifactError(f"{artifacts.root}: no end-of-sequence id (manifest chat.eos_token_ids or "
+                                 f"config.json eos_token_id); re-import the model")
+    return list(dict.fromkeys(int(i) for i in ids))
 
 
 def end_id(model: OnnxModel) -> int:
-    """Return the model's end-of-sequence id: the chat's first eos id, else config.json's eos_token_id."""
-    ids = model.artifacts.manifest.get("chat", {}).get("eos_token_ids") or []
-    eos = model.artifacts.config.get("eos_token_id")
-    return int(ids[0]) if ids else int(eos[0] if isinstance(eos, list) else eos)
+    """Return the model's first end-of-sequence id."""
+    return end_ids(model.artifacts)[0]
 
 
-def plain_decoder(model: OnnxModel, options: DecodeOptions | None = None) -> Decoder:
-    """Return a Decoder for `model` that stops at its own end-of-sequence token."""
-    return Decoder(model, end_id=end_id(model), options=options)
+def plain_decoder(model: OnnxModel, options: DecodeOptions | None = None, **kwargs) -> Decoder:
+    """Return a Decoder for `model` that stops at any of its own end-of-sequence tokens."""
+    first, *more = end_ids(model.artifacts)
+    return Decoder(model, end_id=first, more_ends=tuple(more), options=options, **kwargs)

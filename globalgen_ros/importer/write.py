@@ -1,9 +1,11 @@
 """Write an imported model directory in the layout of models/default (docs/import.md).
 
 config.json (HF form, our LlamaConfig fields), model.safetensors (fp16, output layer untied), tokenizer.json
-(the model's own), model.int8.onnx (the ONNX interface of docs/architecture.md, activations quantized per
-row), optionally model.fp32.onnx, and manifest.json (sha256 + size of each file, the chat template, the
-source and the ORT-vs-torch check). There is no heads.int8.onnx: an imported model has no draft heads yet.
+(the model's own), the decoder with the ONNX interface of docs/architecture.md in the chosen weight format
+(importer/weights.py: model.int4.onnx, 4-bit weight-only blocks, or model.int8.onnx, activations quantized per
+row), optionally model.fp32.onnx, and manifest.json (sha256 + size of each file, `decoder`: the decoder file
+the runtime opens, the chat template, the source and the ORT-vs-torch check). There is no heads.int8.onnx: an
+imported model has no draft heads yet.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from safetensors.torch import save_file
 
 from globalgen_ros.importer.convert import build_model, llama_config
 from globalgen_ros.importer.source import ImportedSource, load_source
-from globalgen_ros.model.export import example_inputs, export_decoder, onnx_feeds, quantize
+from globalgen_ros.importer.weights import DEFAULT_WEIGHTS, decoder_file, quantize_decoder
+from globalgen_ros.model.export import example_inputs, export_decoder, onnx_feeds
 from globalgen_ros.model.llama import LlamaWithHeads
 from globalgen_ros.runtime.artifacts import sha256_file
 
-FILES = ("config.json", "model.safetensors", "tokenizer.json", "model.int8.onnx", "model.fp32.onnx")
+FP32 = "model.fp32.onnx"
 
 
 def write_config(model: LlamaWithHeads, source: ImportedSource, out: Path) -> dict:
@@ -71,20 +74,21 @@ def check_decoder(model: LlamaWithHeads, path: Path, seed: int = 0) -> float:
     return worst
 
 
-def write_manifest(out: Path, source: ImportedSource, recipe: dict) -> dict:
-    """Write manifest.json: sha256 and size of each file, the chat template and how the model was imported."""
-    files = {name: {"sha256": sha256_file(out / name), "size": (out / name).stat().st_size}
-             for name in FILES if (out / name).is_file()}
-    manifest = {"format": 1, "files": files, "recipe": recipe, "eval": {}, "chat": source.chat.as_dict()}
+def write_manifest(out: Path, source: ImportedSource, decoder: str, recipe: dict, names: tuple[str, ...]) -> dict:
+    """Write manifest.json: sha256 and size of the files written, the decoder file, the chat template, the recipe."""
+    files = {name: {"sha256": sha256_file(out / name), "size": (out / name).stat().st_size} for name in names}
+    manifest = {"format": 1, "files": files, "decoder": decoder, "recipe": recipe, "eval": {},
+                "chat": source.chat.as_dict()}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return manifest
 
 
-def import_model(source_path: str | Path, out: str | Path, *, keep_fp32: bool = False,
-                 max_len: int | None = None, check: bool = True) -> dict:
-    """Import SOURCE (HF directory or GGUF file) into `out`; return a report (timings, check, dims)."""
+def import_model(source_path: str | Path, out: str | Path, *, weights: str = DEFAULT_WEIGHTS,
+                 keep_fp32: bool = False, max_len: int | None = None, check: bool = True) -> dict:
+    """Import SOURCE (HF directory or GGUF file) into `out` with `weights` int4 | int8; return a report."""
     logging.getLogger("torch.onnx").setLevel(logging.ERROR)
     t0 = time.perf_counter()
+    decoder = decoder_file(weights)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     source = load_source(source_path)
@@ -97,16 +101,17 @@ def import_model(source_path: str | Path, out: str | Path, *, keep_fp32: bool = 
     report = {"source": str(source_path), "kind": source.kind, "params": model.num_params(),
               "layers": cfg.num_hidden_layers, "heads": cfg.num_attention_heads, "kv_heads": cfg.kv_heads,
               "vocab": cfg.vocab_size, "tied": "lm_head.weight" not in source.state,
-              "rope_scaling": (cfg.rope_scaling or {}).get("rope_type"), **source.notes}
+              "rope_scaling": (cfg.rope_scaling or {}).get("rope_type"), "weights": weights, **source.notes}
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(tmp) / "model.onnx"
         export_decoder(model, fp32)
-        quantize(fp32, out / "model.int8.onnx")
+        quantize_decoder(weights, fp32, out / decoder)
         if check:
             report["max_abs_diff_vs_torch"] = {"fp32": check_decoder(model, fp32),
-                                               "int8": check_decoder(model, out / "model.int8.onnx")}
+                                               weights: check_decoder(model, out / decoder)}
         if keep_fp32:
-            shutil.copyfile(fp32, out / "model.fp32.onnx")
+            shutil.copyfile(fp32, out / FP32)
     report["seconds"] = {"read": round(t_read - t0, 2), "total": round(time.perf_counter() - t0, 2)}
-    write_manifest(out, source, {"kind": "import", **report})
+    written = ("config.json", "model.safetensors", "tokenizer.json", decoder) + (FP32,) * keep_fp32
+    write_manifest(out, source, decoder, {"kind": "import", **report}, written)  # earlier imports' files: unlisted
     return report

@@ -43,6 +43,21 @@ def default_model_dir(explicit: str | os.PathLike | None = None) -> Path:
         return Path(explicit).expanduser()
     if os.environ.get(ENV_MODEL_DIR):
         return Path(os.environ[ENV_MODEL_DIR]).expanduser()
+    return shipped_model_dir()
+
+
+def is_imported(model_dir: str | os.PathLike | None = None) -> bool:
+    """Return True if the model directory holds an imported chat model (`globalgen import`: a manifest with a
+    `chat` entry); False for the project's own model and for anything unreadable (load_artifacts reports it)."""
+    try:
+        manifest = json.loads((default_model_dir(model_dir) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(manifest, dict) and isinstance(manifest.get("chat"), dict)
+
+
+def shipped_model_dir() -> Path:
+    """Return the shipped model directory (models/default): the checkout's, else the installed share dir."""
     source_tree = _REPO_ROOT / "models" / "default"
     if source_tree.is_dir():  # running from a checkout: its models win over an installed (maybe older) copy
         return source_tree

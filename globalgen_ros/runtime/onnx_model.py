@@ -7,9 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 import onnxruntime as ort
 
-from globalgen_ros.runtime.artifacts import ModelArtifactError, ModelArtifacts, load_artifacts
+from globalgen_ros.runtime.artifacts import ModelArtifactError, ModelArtifacts, check_file, load_artifacts
 
 MASKED = -1e4  # additive attention mask value of a hidden position
+DEFAULT_DECODER = "model.int8.onnx"  # the decoder of a manifest without a "decoder" entry (models/default)
 
 
 def past_names(n_layers: int) -> list[str]:
@@ -70,14 +71,19 @@ class OnnxModel:
     """The int8 decoder (k new tokens against a KV cache) and the multi-token heads."""
 
     def __init__(self, artifacts: ModelArtifacts | str | None = None, *, threads: int = 1, spin: bool = False,
-                 decoder_file: str = "model.int8.onnx", heads_file: str = "heads.int8.onnx"):
+                 decoder_file: str | None = None, heads_file: str = "heads.int8.onnx"):
+        """Open the decoder (`decoder_file`, default: the manifest's "decoder", else model.int8.onnx) and, when
+        config.json has extra heads (num_extra_heads > 0), `heads_file`; a model without heads needs none."""
         if not isinstance(artifacts, ModelArtifacts):
-            artifacts = load_artifacts(artifacts, required=("config.json", decoder_file, heads_file))
+            required = ("config.json",) + ((decoder_file,) if decoder_file else ())
+            artifacts = load_artifacts(artifacts, required=required)
+        decoder_file = decoder_file or artifacts.manifest.get("decoder") or DEFAULT_DECODER
         self.artifacts = artifacts
         self.dims = ModelDims.from_config(artifacts.config)
         self.threads = threads
-        self.decoder = open_session(artifacts.path(decoder_file), threads, spin)
-        self.heads_session = (open_session(artifacts.path(heads_file), threads, spin)
+        self.decoder_file = decoder_file
+        self.decoder = open_session(check_file(artifacts.root, decoder_file, None, False), threads, spin)
+        self.heads_session = (open_session(check_file(artifacts.root, heads_file, None, False), threads, spin)
                               if self.dims.n_extra_heads else None)
         # Per-tensor activation quantization makes a token's logits depend on the other tokens of its forward.
         self.row_independent = b"DynamicQuantizeLinear" not in artifacts.path(decoder_file).read_bytes()
