@@ -167,9 +167,9 @@ def import_both(root: Path, kv_heads: int, tied: bool, rope: dict) -> Imported:
     hf = write_hf(model, tok, root / "hf")
     gguf_path = write_gguf(model, tok, root / "tiny.gguf")
     t = time.perf_counter()
-    reports = {"hf": import_model(hf, root / "out_hf", keep_fp32=True)}
+    reports = {"hf": import_model(hf, root / "out_hf", weights="int8", keep_fp32=True)}
     reports["hf"]["measured_s"] = time.perf_counter() - t
-    assert cli_main(["import", str(gguf_path), "--out", str(root / "out_gguf"), "--keep-fp32"]) == 0
+    assert cli_main(["import", str(gguf_path), "--out", str(root / "out_gguf"), "--keep-fp32", "--weights", "int8"]) == 0
     reports["gguf"] = json.loads((root / "out_gguf" / "manifest.json").read_text())["recipe"]
     return Imported(model, tok, {"hf": root / "out_hf", "gguf": root / "out_gguf"}, reports)
 

@@ -1,7 +1,7 @@
 """Running an imported model: `--weights int4|int8`, `Assistant(model_dir=IMPORTED)`, `globalgen ask`, the llm bench.
 
 No download: the tiny random LLaMA of test_import.py (GQA 4 / 2 heads, tied embeddings, byte-level BPE, ChatML
-template) is imported with 4-bit weight-only blocks (`--weights int4`) and with int8 (the default). The replies
+template) is imported with 4-bit weight-only blocks (the default) and with int8 (`--weights int8`). The replies
 of a random model are noise; what is checked is the machinery: the manifest names the decoder the runtime
 opens, int4 logits are those of the 4-bit-rounded transformers model, the chat template renders as
 transformers renders it, the understanding model's decision reaches the system prompt, `parallel` gives
@@ -43,8 +43,8 @@ def imported(tmp_path_factory) -> dict:
     tok = make_tokenizer()
     model = make_model(tok.get_vocab_size(), 2, True, {"rope_type": "default", "rope_theta": 50000.0}, context=512)
     hf = write_hf(model, tok, root / "hf")
-    assert cli_main(["import", str(hf), "--out", str(root / "int4"), "--weights", "int4", "--keep-fp32"]) == 0
-    import_model(hf, root / "int8")  # the default weights
+    assert cli_main(["import", str(hf), "--out", str(root / "int4"), "--keep-fp32"]) == 0  # default weights: int4
+    import_model(hf, root / "int8", weights="int8")
     return {"model": model, "tok": tok, "hf": hf, "int4": root / "int4", "int8": root / "int8"}
 
 

@@ -319,6 +319,17 @@ def test_stop_on_partial_fires_once(node):
     assert len(c.intents[uid]) == 1 and len(c.finals[uid]) == 1
 
 
+def test_a_stop_the_word_lists_miss_fires_from_the_understanding_model_on_the_final_only(node):
+    c = node.client
+    uid, _ = c.send("cease all motion", is_final=False)  # partials: word lists only
+    c.send("Cease all motion", utterance_id=uid)
+    final = c.wait_final(uid, 10.0)
+    assert (final.status, final.source, final.intent, final.strategy) == (Response.STATUS_OK, "reflex", "stop",
+                                                                          "reflex_model")
+    c.spin_until(lambda: uid in c.intents, 10.0, "stop intent")
+    assert [(i.name, i.source, i.safety) for _, i in c.intents[uid]] == [("stop", "reflex", True)]
+
+
 def test_stop_words_inside_commands_do_not_trigger_the_reflex(node):
     final, intents = answer(node, "导航到停车场")
     assert final.source == "edge" and [i.source for i in intents] == ["edge"]

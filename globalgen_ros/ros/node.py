@@ -24,7 +24,7 @@ from std_msgs.msg import String
 from globalgen_ros.msg import Transcript
 from globalgen_ros.ros import params, qos, startup
 from globalgen_ros.ros.responder import Responder
-from globalgen_ros.serving.reflex import StopReflex, load_words
+from globalgen_ros.serving.reflex import StopReflex, load_words, with_names
 from globalgen_ros.serving.worker import Utterance
 from globalgen_ros.watchdog.language import detect_language
 
@@ -36,7 +36,7 @@ class GlobalgenNode(LifecycleNode):
         super().__init__("globalgen_node", **kwargs)
         self.p = params.declare(self)
         self.add_post_set_parameters_callback(self._on_params_set)
-        self.reflex = StopReflex(load_words(self.p["reflex.words_path"] or None))
+        self.reflex = StopReflex(with_names(load_words(self.p["reflex.words_path"] or None), self.p["reflex.names"]))
         self.responder: Responder | None = None
         self._input_group = MutuallyExclusiveCallbackGroup()  # transcripts: cheap work only
         self._timer_group = MutuallyExclusiveCallbackGroup()  # diagnostics
@@ -152,6 +152,8 @@ class GlobalgenNode(LifecycleNode):
         reflex = (utterance.is_final or self.p["reflex.on_partial"]) and self.reflex.matches(utterance.text)
         if reflex:
             responder.stop_reflex(utterance)
+        elif responder.model_says_stop(utterance):  # "Kid in the road!": no stop word, a few ms, no decoding
+            responder.stop_reflex(utterance, by="model")
         elif utterance.is_final:  # partial hypotheses never get a final reply
             responder.submit(utterance)
 
@@ -168,6 +170,8 @@ class GlobalgenNode(LifecycleNode):
             utterance = self._utterance(taken[0], time.monotonic())
             if self.reflex.matches(utterance.text):
                 self.responder.stop_reflex(utterance)
+            elif self.responder.model_says_stop(utterance):
+                self.responder.stop_reflex(utterance, by="model")
             elif utterance.is_final:
                 self.responder.reject_received(utterance, reason)
 
@@ -175,8 +179,8 @@ class GlobalgenNode(LifecycleNode):
         """Apply live parameter changes (already validated)."""
         for param in changed:
             self.p[param.name] = param.value
-        if any(param.name == "reflex.words_path" for param in changed):
-            self.reflex.configure(load_words(self.p["reflex.words_path"] or None))
+        if any(param.name in ("reflex.words_path", "reflex.names") for param in changed):
+            self.reflex.configure(with_names(load_words(self.p["reflex.words_path"] or None), self.p["reflex.names"]))
         if self.responder is not None:
             self.responder.reconfigure()
 

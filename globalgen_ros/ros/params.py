@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
+from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
@@ -53,6 +54,11 @@ def _reflex_words(v: str) -> str:
     return ""
 
 
+def _names(v: list[str]) -> str:
+    bad = [n for n in v or [] if not n.strip() or len(n) > 32]
+    return f"must be names of 1-32 characters; got {bad[0]!r}" if bad else ""
+
+
 @dataclass
 class Spec:
     name: str
@@ -82,6 +88,10 @@ SPECS = [
          check=_lang),
     Spec("reflex.words_path", "", "word lists of the stop reflex (stop, lead, filler, hazard, alarm words per "
          "language); empty = the shipped config/reflex.yaml", check=_reflex_words),
+    Spec("reflex.names", [], "the robot's names, said before a stop without a pause (\"rover stop\", \"小G停车\"); "
+         "added to the word lists' names", check=_names),
+    Spec("reflex.model_threshold", 0.9, "final transcripts that the understanding model reads as stop with at least "
+         "this confidence fire the reflex too (warnings without a stop word); 0 = word lists only", (0.0, 1.0)),
     Spec("reflex.on_partial", True, "also fire the stop reflex on partial transcripts (earlier, may be spurious)"),
     Spec("reflex.cancel_pending", True, "a stop cancels the decode in flight and rejects requests received "
          "before it, so no motion intent is published after a stop"),
@@ -186,6 +196,14 @@ def validate(params: list[Parameter]) -> SetParametersResult:
 def declare(node: Node) -> dict[str, Any]:
     """Declare all parameters (validation callback first, so the params file is checked too); return values."""
     node.add_on_set_parameters_callback(validate)
+    values = {}
     for spec in SPECS:
-        node.declare_parameter(spec.name, spec.default, descriptor(spec))
-    return {spec.name: node.get_parameter(spec.name).value for spec in SPECS}
+        if spec.default == []:  # an empty list has no type of its own: a list of strings, unset until given
+            node.declare_parameter(spec.name, Parameter.Type.STRING_ARRAY, descriptor(spec))
+        else:
+            node.declare_parameter(spec.name, spec.default, descriptor(spec))
+        try:
+            values[spec.name] = node.get_parameter(spec.name).value
+        except ParameterUninitializedException:
+            values[spec.name] = list(spec.default)
+    return values

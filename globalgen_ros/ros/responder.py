@@ -18,6 +18,7 @@ from globalgen_ros.serving.cloud_pool import CloudPool
 from globalgen_ros.serving.confirm import Confirmations, load_words
 from globalgen_ros.serving.reflex import StopReflex
 from globalgen_ros.serving.sessions import Sessions
+from globalgen_ros.serving.stop_model import ModelStop
 from globalgen_ros.serving.supersession import StopEpochs
 from globalgen_ros.serving.worker import Job, Utterance, Worker
 from globalgen_ros.watchdog.breaker import CircuitBreaker
@@ -61,6 +62,7 @@ class Responder:
         self.confirmations = Confirmations(self.schema, p["confirm.timeout_s"], load_words(p["confirm.words_path"]
                                                                                             or None))
         self.stats = diagnostics.NodeStats(p["diagnostics.window"])
+        self.model_stop = ModelStop(getattr(self.assistant, "understanding", None), p["reflex.model_threshold"])
         depth = p["qos.depth"]
         self.pub_response = node.create_lifecycle_publisher(Response, "globalgen/response", qos.responses(depth))
         self.pub_stream = node.create_lifecycle_publisher(Response, "globalgen/response_stream",
@@ -122,12 +124,23 @@ class Responder:
         self.sessions.max_turns, self.sessions.ttl_s = p["session.max_turns"], p["session.ttl_s"]
         self.sessions.max_sessions = p["session.max_sessions"]
         self.confirmations.timeout_s = p["confirm.timeout_s"]
+        self.model_stop.threshold = p["reflex.model_threshold"]
 
     # ---- transcript callbacks (executor threads: cheap work only) -----------------------------------------
-    def stop_reflex(self, u: Utterance) -> None:
-        """Publish the stop intent now; answer a final transcript with the reflex's Response."""
+    def model_says_stop(self, u: Utterance) -> bool:
+        """Return True if the understanding model reads the final transcript as an emergency stop (a model
+        failure here is logged and the transcript goes the normal way)."""
+        try:
+            return u.is_final and self.model_stop.is_stop(u.text)
+        except Exception as exc:  # noqa: BLE001 - the transcript must still be answered by the worker
+            self.log.error(f"stop check by the understanding model failed ({exc.__class__.__name__}: {exc})")
+            return False
+
+    def stop_reflex(self, u: Utterance, by: str = "words") -> None:
+        """Publish the stop intent now; answer a final transcript with the reflex's Response (strategy `reflex`
+        when the word lists matched, `reflex_model` when the understanding model said stop)."""
         outcome = Outcome(OK, REFLEX, say(STOPPING, u.language), u.language, intent="stop", confidence=1.0,
-                          strategy="reflex")
+                          strategy="reflex" if by == "words" else "reflex_model")
         with self.epochs.lock:  # no motion intent can be published between the new epoch and the stop
             if self.p["reflex.cancel_pending"]:
                 self.epochs.open()
@@ -138,7 +151,7 @@ class Responder:
                 self.confirmations.cancel_all()  # nothing asked before a stop may be confirmed after it
         if fire:
             self.stats.record_stop((time.monotonic() - u.received) * 1000.0)
-            self.log.warn(f"stop reflex: {u.text[:40]!r} ({u.utterance_id})")
+            self.log.warn(f"stop reflex ({by}): {u.text[:40]!r} ({u.utterance_id})")
         if u.is_final:
             self._finish(u.job(epoch), outcome)
 

@@ -201,8 +201,9 @@ def build_examples(corpus: Path, seed: int = 0, target_none: float = 0.27) -> di
 
 # ---- context wrapping -------------------------------------------------------------------------------------------
 # Families of declines.yaml part (b) whose lines may sit around a command as unrelated context (never negation,
-# hypothetical_conditional, stop_like_not_stop, feature_question, come_here_follow_me: those change the meaning).
-CONTEXT_FAMILIES = ("chit_chat", "wish_complaint_without_request", "past_reported", "general_knowledge_question")
+# hypothetical_conditional, stop_like_not_stop, feature_question, come_here_follow_me: those change the meaning;
+# nor past_reported since v11b: past-tense context before commands taught v10b and v11 to act on reported speech).
+CONTEXT_FAMILIES = ("chit_chat", "wish_complaint_without_request", "general_knowledge_question")
 # Lines mentioning anything the schema acts on are not used as context (so a prefix never holds a command).
 SCHEMA_WORDS = re.compile(
     r"\b(navigat\w*|route|directions?|go|going|take|drive|head|home|cancel|stop\w*|halt|temperature|degrees?|"

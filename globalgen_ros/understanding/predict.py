@@ -3,10 +3,13 @@
 python -m globalgen_ros.understanding.predict models/nlu_v1 "navigate to the central station"
 """
 
+import copy
 import hashlib
 import json
 import sys
+import threading
 import unicodedata
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +58,9 @@ def check_files(model_dir: Path, sha256: dict[str, str]) -> None:
             raise ValueError(f"{path} does not match its sha256 in nlu.json (corrupt or from another model)")
 
 
+RECENT = 32  # predictions kept for a later predict() of the same text (remember=True)
+
+
 def softmax(z: np.ndarray) -> np.ndarray:
     """Softmax of a vector."""
     e = np.exp(z - z.max())
@@ -80,6 +86,8 @@ class Understanding:
         self.temperature = float(self.meta["temperature"])
         self.max_len = int(self.meta["max_len"])
         self.min_confidence = float(self.meta.get("min_confidence", 0.0))  # measured: calibrate.py
+        self._recent: OrderedDict[str, dict] = OrderedDict()  # kept for one later predict(): see predict()
+        self._recent_lock = threading.Lock()
 
     def encode(self, norm: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
         """Token ids (1, T) and char offsets into the normalised text, truncated to max_len (keeps </s>)."""
@@ -133,8 +141,25 @@ class Understanding:
         il, tl, el = self.sess.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})
         return {"norm": norm, "idx": idx, "offsets": offsets, "intent": il[0], "tags": tl[0], "enum": el[0]}
 
-    def predict(self, text: str) -> dict:
-        """{"intent", "confidence", "slots": {name: value}, "spans": {name: (start, end)}} for one utterance."""
+    def predict(self, text: str, remember: bool = False) -> dict:
+        """{"intent", "confidence", "slots": {name: value}, "spans": {name: (start, end)}} for one utterance.
+
+        remember: keep the result for the next predict() of the same text, which takes it instead of running the
+        model again (the node's stop check on the callback thread, then its worker; nothing else is cached)."""
+        with self._recent_lock:
+            kept = self._recent.pop(text, None)
+        if kept is not None:
+            return kept
+        out = self._predict(text)
+        if remember:
+            with self._recent_lock:
+                self._recent[text] = copy.deepcopy(out)
+                while len(self._recent) > RECENT:
+                    self._recent.popitem(last=False)
+        return out
+
+    def _predict(self, text: str) -> dict:
+        """predict() without the memory of recent utterances."""
         r = self.run(text)
         norm, idx, offsets, tl, el = r["norm"], r["idx"], r["offsets"], r["tags"], r["enum"]
         p = softmax(r["intent"] / self.temperature)

@@ -41,12 +41,13 @@ def collate(items: list[Encoded], pad_id: int = 1) -> dict[str, torch.Tensor]:
 
 
 def split_data(
-    tok: Tokenizer, layout: Layout, corpus: Path, max_len: int, seed: int, ctx_pos: float = 0.0, ctx_none: float = 0.0
+    tok: Tokenizer, layout: Layout, corpus: Path, max_len: int, seed: int, ctx_pos: float = 0.0, ctx_none: float = 0.0,
+    none_share: float = 0.27,
 ) -> dict:
     """Encode all sources, hold out 5 % of the unique examples for validation, repeat declines/near-misses; with
     ctx_pos / ctx_none > 0, context-wrap that share of the positive / none training examples (data.augment_context)
     and also return val_ctx, every validation example wrapped (seed + 1)."""
-    b, drops = build_examples(corpus, seed=seed), Counter()
+    b, drops = build_examples(corpus, seed=seed, target_none=none_share), Counter()
     sources = ("corpus", "declines", "near_misses", "supplements")
     enc = {s: [encode_example(tok, layout, e, max_len, drops) for e in b[s]] for s in sources}
     uniq = [x for s in enc.values() for x in s if x is not None]
@@ -232,6 +233,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--init", type=Path, default=None, help="state dict (model.pt) to continue training from")
     ap.add_argument("--ctx-pos", type=float, default=0.0, help="share of positive train examples context-wrapped")
     ap.add_argument("--ctx-none", type=float, default=0.0, help="share of none train examples context-wrapped")
+    ap.add_argument("--none-share", type=float, default=0.27, help="target share of intent none in training")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # denormal grads/moments otherwise slow CPU training to a crawl
@@ -239,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     layout, tok = layout_from_schema(load_schema()), Tokenizer.from_file(str(args.tokenizer))
     kept = np.load(args.kept)
     assert tok.get_vocab_size() == kept.size, "tokenizer and kept ids disagree"
-    d = split_data(tok, layout, args.corpus, args.max_len, args.seed, args.ctx_pos, args.ctx_none)
+    d = split_data(tok, layout, args.corpus, args.max_len, args.seed, args.ctx_pos, args.ctx_none, args.none_share)
     print(json.dumps(d["meta"], indent=1), flush=True)
     model = build_model(layout, args.layers, kept, args.seed)
     if args.init:

@@ -1,0 +1,31 @@
+"""Second path of the stop reflex: the understanding model's own stop decision, before the decoder is queued.
+
+The word lists (reflex.py) catch stop phrases in a fraction of a millisecond, also on partial transcripts. Warnings
+without a stop word ("Kid in the road!", "要撞上了！") need language understanding: the understanding model (a few
+milliseconds, no decoding) reads every final transcript on the callback thread, and a confident `stop` fires the
+same stop as the word lists, never queued behind the language model. Threshold: node parameter
+reflex.model_threshold (0 turns this path off), default measured on the blind stop lists (docs/model.md).
+"""
+
+from __future__ import annotations
+
+MAX_MODEL_STOP_CHARS = 200  # a warning is short; longer text goes the normal way (the worker still reads it)
+
+
+class ModelStop:
+    """Decide from the understanding model whether a final transcript is an emergency stop."""
+
+    def __init__(self, understanding, threshold: float):
+        self.understanding = understanding  # understanding.predict.Understanding, or None (path off)
+        self.threshold = threshold
+
+    @property
+    def enabled(self) -> bool:
+        return self.understanding is not None and self.threshold > 0.0
+
+    def is_stop(self, text: str) -> bool:
+        """Return True if the model says `stop` with at least `threshold` confidence."""
+        if not self.enabled or not text.strip() or len(text) > MAX_MODEL_STOP_CHARS:
+            return False
+        nlu = self.understanding.predict(text, remember=True)  # the worker takes it if this is no stop
+        return nlu["intent"] == "stop" and nlu["confidence"] >= self.threshold
