@@ -321,6 +321,7 @@ def test_stop_on_partial_fires_once(node):
 
 def test_a_stop_the_word_lists_miss_fires_from_the_understanding_model_on_the_final_only(node):
     c = node.client
+    node.set_ok(reflex__model_threshold=0.9)
     uid, _ = c.send("cease all motion", is_final=False)  # partials: word lists only
     c.send("Cease all motion", utterance_id=uid)
     final = c.wait_final(uid, 10.0)

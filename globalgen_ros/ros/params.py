@@ -90,8 +90,9 @@ SPECS = [
          "language); empty = the shipped config/reflex.yaml", check=_reflex_words),
     Spec("reflex.names", [], "the robot's names, said before a stop without a pause (\"rover stop\", \"小G停车\"); "
          "added to the word lists' names", check=_names),
-    Spec("reflex.model_threshold", 0.9, "final transcripts that the understanding model reads as stop with at least "
-         "this confidence fire the reflex too (warnings without a stop word); 0 = word lists only", (0.0, 1.0)),
+    Spec("reflex.model_threshold", 0.0, "final transcripts that the understanding model reads as stop with at least "
+         "this confidence (0.9 measured) fire the reflex too (warnings without a stop word); it costs the callback "
+         "thread a few ms per final, which delays a stop said right after; 0 = word lists only", (0.0, 1.0)),
     Spec("reflex.on_partial", True, "also fire the stop reflex on partial transcripts (earlier, may be spurious)"),
     Spec("reflex.cancel_pending", True, "a stop cancels the decode in flight and rejects requests received "
          "before it, so no motion intent is published after a stop"),
