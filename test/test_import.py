@@ -169,7 +169,8 @@ def import_both(root: Path, kv_heads: int, tied: bool, rope: dict) -> Imported:
     t = time.perf_counter()
     reports = {"hf": import_model(hf, root / "out_hf", weights="int8", keep_fp32=True)}
     reports["hf"]["measured_s"] = time.perf_counter() - t
-    assert cli_main(["import", str(gguf_path), "--out", str(root / "out_gguf"), "--keep-fp32", "--weights", "int8"]) == 0
+    argv = ["import", str(gguf_path), "--out", str(root / "out_gguf"), "--keep-fp32", "--weights", "int8"]
+    assert cli_main(argv) == 0
     reports["gguf"] = json.loads((root / "out_gguf" / "manifest.json").read_text())["recipe"]
     return Imported(model, tok, {"hf": root / "out_hf", "gguf": root / "out_gguf"}, reports)
 
