@@ -153,18 +153,17 @@ class StopReflex:
         """Return True if a stop phrase that completes the utterance follows a warning: a pause ("there's a kid —
         stop!", "别再往前了 停") or a hazard, alarm or reason said before it ("前面有人快停", "ouch stop"), unless a
         `not_before` word comes right before it ("the next stop", "别停") or it is a question."""
-        if question:
+        if question or self._asks(u, 0):
             return False
+        memo: dict = {}  # _fires results depend on (position, state) only: shared by every candidate k
         for k in range(1, len(u)):
             if not u[k - 1].word_end or not (self._match(u, k, "stop") or self._match(u, k, "halt")):
                 continue
             if any(k in self._match(u, j, "not_before") for j in range(max(0, k - 4), k)):
                 continue
-            if any((j == 0 or u[j - 1].word_end) and self._match(u, j, "question") for j in range(len(u))):
-                return False
             warned = u[k - 1].pause or any((j == 0 or u[j - 1].word_end) and self._match(u, j, kind)
                                            for kind in ("hazard", "alarm", "reason", "names") for j in range(k))
-            if warned and self._fires(u, k, "lead", {}, question):
+            if warned and self._fires(u, k, "lead", memo, question):
                 return True
         return False
 
@@ -263,8 +262,11 @@ class StopReflex:
         再说, 停下去吃饭) and no question (…吗, …?)."""
         if i >= len(u) or not _is_cjk(u[i].text) or not u[i - 1].word_end or self._match(u, i, "not_after"):
             return False
-        return not question and not any((k == i or u[k - 1].word_end) and self._match(u, k, "question")
-                                        for k in range(i, len(u)))
+        return not question and not self._asks(u, i)
+
+    def _asks(self, u: list[Unit], i: int) -> bool:
+        """Return True if a `question` word starts on a word boundary anywhere from unit i on."""
+        return any((k == 0 or u[k - 1].word_end) and self._match(u, k, "question") for k in range(i, len(u)))
 
     def _hazard(self, u: list[Unit], i: int) -> bool:
         """Return True if a hazard phrase starts on a word boundary anywhere from unit i on."""
