@@ -331,6 +331,25 @@ def test_a_stop_the_word_lists_miss_fires_from_the_understanding_model_on_the_fi
     assert [(i.name, i.source, i.safety) for _, i in c.intents[uid]] == [("stop", "reflex", True)]
 
 
+def test_a_stop_from_the_understanding_model_does_not_wait_behind_queued_requests(node):
+    """The model stop check runs on its own thread before the decoder's queue: a warning with no stop word said
+    after a burst of requests stops before they are answered, and supersedes those still waiting."""
+    c = node.client
+    node.set_ok(reflex__model_threshold=0.9)
+    uids = [c.send("navigate to the central library")[0] for _ in range(12)]
+    stop_uid, _ = c.send("Cease all motion")
+    c.spin_until(lambda: all(u in c.finals for u in [*uids, stop_uid]) and stop_uid in c.intents, 60.0,
+                 "all final responses")
+    stop = c.intents[stop_uid][0][1]
+    assert (stop.name, stop.source) == ("stop", "reflex")
+    assert c.finals[stop_uid][0][1].strategy == "reflex_model"
+    finals = [c.finals[u][0][1] for u in uids]
+    stop_stamp = (stop.stamp.sec, stop.stamp.nanosec)
+    later = [f for f in finals if (f.stamp.sec, f.stamp.nanosec) >= stop_stamp]
+    assert later and all(SUPERSEDED in f.error for f in later), "requests queued before the stop are superseded"
+    assert all(len(c.finals[u]) == 1 for u in [*uids, stop_uid])
+
+
 def test_stop_words_inside_commands_do_not_trigger_the_reflex(node):
     final, intents = answer(node, "导航到停车场")
     assert final.source == "edge" and [i.source for i in intents] == ["edge"]

@@ -4,8 +4,10 @@
 
 Starts globalgen_node from its console script (cloud off, no deadline, so every answer comes from the edge
 model), then from this process: the held-out prompts one at a time under each strategy (switched live with a
-parameter), and the stop reflex idle and while the model is busy. Prints a table and a final JSON line
-(`p50_ms`, `p95_ms` of `parallel`, `stop_ms`; per strategy under `strategies`).
+parameter), and the stop reflex idle and while the model is busy: word-list stops with the model stop path off (the
+default), then with it on (`--model-stop`, live parameter) word-list stops and stops only the model reads. Prints a
+table and a final JSON line (`p50_ms`, `p95_ms` of `parallel`, `stop_ms`; per strategy under `strategies`; the
+model path under `model_path`).
 """
 
 from __future__ import annotations
@@ -69,11 +71,7 @@ def percentiles(values: list[float]) -> tuple[float, float]:
 
 def measure_strategy(session, strategy: str, prompts: list[str], warmup: int) -> dict:
     """Ask every prompt once under `strategy`; return end-to-end and in-node latencies."""
-    from rclpy.parameter import Parameter
-
-    future = session.params.set_parameters([Parameter("strategy", value=strategy)])
-    session.client.spin_until(future.done, 10.0, "set strategy")
-    assert future.result().results[0].successful, future.result().results[0].reason
+    set_param(session, "strategy", strategy)
     for text in prompts[:warmup]:
         session.client.ask(text, timeout=60.0)
     e2e, e2e_short, node, tokens, forwards, statuses = [], [], [], 0, 0, {}
@@ -93,21 +91,47 @@ def measure_strategy(session, strategy: str, prompts: list[str], warmup: int) ->
             "tokens_per_forward": tokens / forwards if forwards else 0.0, "ok": statuses.get(0, 0)}
 
 
-def measure_stop(session, n: int, busy_text: str) -> dict:
-    """Publish stop phrases idle and right after a request (model busy); time until the stop intent arrives."""
+WORD_STOPS = ("stop", "停车")  # caught by the word lists
+MODEL_STOPS = ("Cease all motion", "立即中止所有动作")  # no listed stop phrase: only the model stops these
+
+
+def set_param(session, name: str, value) -> None:
+    """Set one node parameter live and fail if it is rejected."""
+    from rclpy.parameter import Parameter
+
+    future = session.params.set_parameters([Parameter(name, value=value)])
+    session.client.spin_until(future.done, 10.0, f"set {name}")
+    assert future.result().results[0].successful, future.result().results[0].reason
+
+
+def measure_stop(session, n: int, busy_text: str, phrases: tuple[str, str] = WORD_STOPS) -> dict:
+    """Publish stop phrases idle and right after a request (model busy); time until the stop intent arrives
+    over DDS, and in the node (the stop's final Response carries receipt -> publication)."""
     client = session.client
-    idle, busy = [], []
+    idle, busy, node_idle, node_busy = [], [], [], []
     for i in range(2 * n):
         if i % 2:
             uid_busy, _ = client.send(busy_text)
-        uid, sent = client.send("stop" if i % 4 < 2 else "停车")
+        uid, sent = client.send(phrases[0] if i % 4 < 2 else phrases[1])
         client.spin_until(lambda uid=uid: uid in client.intents, 10.0, "stop intent")
         (busy if i % 2 else idle).append((client.intents[uid][0][0] - sent) * 1000.0)
-        client.wait_final(uid, 10.0)
+        (node_busy if i % 2 else node_idle).append(client.wait_final(uid, 10.0).latency_ms)
         if i % 2:
             client.wait_final(uid_busy, 60.0)
     (i50, i95), (b50, b95) = percentiles(idle), percentiles(busy)
-    return {"stop_idle_p50_ms": i50, "stop_idle_p95_ms": i95, "stop_busy_p50_ms": b50, "stop_busy_p95_ms": b95}
+    return {"stop_idle_p50_ms": i50, "stop_idle_p95_ms": i95, "stop_busy_p50_ms": b50, "stop_busy_p95_ms": b95,
+            "stop_final_node_p95_ms": percentiles(node_idle + node_busy)[1]}
+
+
+def measure_model_stop(session, n: int, busy_text: str, threshold: float) -> dict:
+    """With reflex.model_threshold on: word-list stops again (unchanged?), then stops only the model reads."""
+    set_param(session, "reflex.model_threshold", threshold)
+    try:
+        words = measure_stop(session, n, busy_text)
+        model = measure_stop(session, n, busy_text, MODEL_STOPS)
+    finally:
+        set_param(session, "reflex.model_threshold", 0.0)
+    return {"threshold": threshold, "words": words, "model": model}
 
 
 def node_stop_p95(session) -> float:
@@ -151,6 +175,9 @@ def bench_once(args, prompts: list[str], strategies) -> tuple[dict, dict] | None
         results = {s: measure_strategy(session, s, prompts, warmup) for s in strategies}
         stop = measure_stop(session, 20, prompts[0])
         stop["stop_node_p95_ms"] = node_stop_p95(session)
+        threshold = getattr(args, "model_stop", 0.0) or 0.0
+        if threshold > 0 and not getattr(args, "no_understanding", False):
+            stop["model_path"] = measure_model_stop(session, 20, prompts[0], threshold)
     except (TimeoutError, AssertionError) as exc:
         print(f"node benchmark failed: {exc}\nnode log: {tmp / 'node.log'}", file=sys.stderr)
         return None
@@ -173,6 +200,13 @@ def print_table(title: str, results: dict, stop: dict) -> None:
     print(f"stop reflex over DDS: idle p50 {stop['stop_idle_p50_ms']:.2f} / p95 {stop['stop_idle_p95_ms']:.2f} ms;"
           f" model busy p50 {stop['stop_busy_p50_ms']:.2f} / p95 {stop['stop_busy_p95_ms']:.2f} ms; "
           f"in the node p95 {stop['stop_node_p95_ms']:.2f} ms")
+    path = stop.get("model_path")
+    if path:
+        print(f"with reflex.model_threshold {path['threshold']} (model stop check on its own thread):")
+        for name, r in (("word-list stops", path["words"]), ("stops only the model reads", path["model"])):
+            print(f"  {name:<27} over DDS idle p50 {r['stop_idle_p50_ms']:.2f} / p95 {r['stop_idle_p95_ms']:.2f} ms;"
+                  f" busy p50 {r['stop_busy_p50_ms']:.2f} / p95 {r['stop_busy_p95_ms']:.2f} ms; in the node p95 "
+                  f"{r['stop_final_node_p95_ms']:.2f} ms")
 
 
 def run(args) -> int:
@@ -227,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--max-new-tokens", dest="max_new_tokens", type=int, default=64)
     parser.add_argument("--compare", action="store_true", help="measure understanding:=false first, same run")
+    parser.add_argument("--model-stop", dest="model_stop", type=float, default=0.9,
+                        help="also measure stops with reflex.model_threshold set to this (0: skip)")
     return run(parser.parse_args(argv))
 
 

@@ -37,6 +37,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--profile", metavar="FILE", help="profile `parallel` with pyinstrument (.html or text)")
     p.add_argument("--compare", action="store_true",
                    help="node suite: also measure a node whose decoder decides intent and slots (the baseline)")
+    p.add_argument("--model-stop", dest="model_stop", type=float, default=0.9,
+                   help="node suite: also measure stops with reflex.model_threshold at this value (0: skip)")
     p.add_argument("--minutes", type=float, help="soak suite: run for this long instead of -n utterances")
     p.add_argument("--window", type=int, default=8, help="soak suite: transcripts in flight at once (default 8)")
     p.add_argument("--sample-every", dest="sample_every", type=int, default=500,

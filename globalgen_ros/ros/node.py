@@ -1,8 +1,9 @@
 """globalgen_node: ASR transcripts in, spoken replies and action intents out (a lifecycle node).
 
 Threads: transcript callbacks run on one executor thread and only do cheap work (the stop reflex, input
-checks, queueing), so a stop is published while the model is busy. The model runs on one worker thread
-fed by a bounded queue; deferred requests wait for the cloud on a small pool so the edge keeps serving.
+checks, queueing), so a stop is published while the model is busy. With reflex.model_threshold > 0 a final
+first passes the model stop check on its own thread. The model runs on one worker thread fed by a bounded
+queue; deferred requests wait for the cloud on a small pool so the edge keeps serving.
 Every final transcript gets exactly one final Response (Job.claim guards it).
 """
 
@@ -152,10 +153,8 @@ class GlobalgenNode(LifecycleNode):
         reflex = (utterance.is_final or self.p["reflex.on_partial"]) and self.reflex.matches(utterance.text)
         if reflex:
             responder.stop_reflex(utterance)
-        elif responder.model_says_stop(utterance):  # "Kid in the road!": no stop word, a few ms, no decoding
-            responder.stop_reflex(utterance, by="model")
-        elif utterance.is_final:  # partial hypotheses never get a final reply
-            responder.submit(utterance)
+        elif utterance.is_final:  # partial hypotheses never get a final reply; "Kid in the road!" (no stop
+            responder.submit(utterance)  # word) is read by the model stop check on its own thread first
 
     def _drain(self, sub, reason: str) -> None:
         """Take the messages still queued for `sub`: stops fire the reflex, finals are answered REJECTED."""

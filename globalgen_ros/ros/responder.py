@@ -72,6 +72,7 @@ class Responder:
         self.epochs = StopEpochs()  # a stop supersedes the jobs received before it (serving/supersession.py)
         self.stopping = False  # deactivating: cancel the decode in flight
         self.worker: Worker | None = None
+        self.screen: Worker | None = None  # the model stop check, on its own thread (serving/stop_model.py)
         self.pool: CloudPool | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------------------------
@@ -80,6 +81,8 @@ class Responder:
         self.stopping = False
         self.worker = Worker(self._process, self.p["queue.max_size"])
         self.worker.start()
+        self.screen = Worker(self._screen, self.p["queue.max_size"], name="globalgen-stop-model")
+        self.screen.start()
         self.pool = CloudPool(self.p["cloud.concurrency"])
 
     def stop(self, reason: str) -> None:
@@ -91,6 +94,9 @@ class Responder:
             if answer:
                 self._reject(job, reason)
 
+        if self.screen is not None:  # first: what it still holds would go on to the worker
+            self.screen.stop(reject)
+            self.screen = None
         if self.worker is not None:
             self.worker.stop(reject)
             self.worker = None
@@ -136,9 +142,10 @@ class Responder:
             self.log.error(f"stop check by the understanding model failed ({exc.__class__.__name__}: {exc})")
             return False
 
-    def stop_reflex(self, u: Utterance, by: str = "words") -> None:
+    def stop_reflex(self, u: Utterance, by: str = "words", job: Job | None = None) -> None:
         """Publish the stop intent now; answer a final transcript with the reflex's Response (strategy `reflex`
-        when the word lists matched, `reflex_model` when the understanding model said stop)."""
+        when the word lists matched, `reflex_model` when the understanding model said stop; `job`: the one
+        already made for it at receipt)."""
         outcome = Outcome(OK, REFLEX, say(STOPPING, u.language), u.language, intent="stop", confidence=1.0,
                           strategy="reflex" if by == "words" else "reflex_model")
         with self.epochs.lock:  # no motion intent can be published between the new epoch and the stop
@@ -153,7 +160,7 @@ class Responder:
             self.stats.record_stop((time.monotonic() - u.received) * 1000.0)
             self.log.warn(f"stop reflex ({by}): {u.text[:40]!r} ({u.utterance_id})")
         if u.is_final:
-            self._finish(u.job(epoch), outcome)
+            self._finish(job or u.job(epoch), outcome)
 
     def reject_received(self, u: Utterance, reason: str) -> None:
         """Answer a final transcript taken from DDS after the subscription closed with REJECTED `reason`."""
@@ -174,11 +181,26 @@ class Responder:
         if problem:
             sentence = TOO_LONG if len(u.text) > self.p["input.max_chars"] else NOT_UNDERSTOOD
             self._finish(job, Outcome(ERROR, NODE, say(sentence, language), language, error=problem))
-        elif self.worker is None or not self.worker.submit(job):
+        elif not (self.model_stop.wants(u.text) and self.screen is not None and self.screen.submit(job)):
+            self._queue(job)  # else the stop check thread reads it first and queues it unless it is a stop
+
+    def _queue(self, job: Job) -> None:
+        """Queue `job` for the model; answer REJECTED at once if the queue is full."""
+        if self.worker is None or not self.worker.submit(job):
             limit = self.p["queue.max_size"]
-            self._finish(job, Outcome(REJECTED, NODE, say(BUSY, language), language,
+            self._finish(job, Outcome(REJECTED, NODE, say(BUSY, job.language), job.language,
                                       error=f"overloaded: {limit} transcripts already waiting (queue.max_size="
                                             f"{limit}); retry later or raise queue.max_size"))
+
+    # ---- stop check thread --------------------------------------------------------------------------------
+    def _screen(self, job: Job) -> None:
+        """Fire the stop if the understanding model reads `job` as one, else queue it for the model; never
+        raises (the prediction is kept for the worker, which does not run the encoder twice)."""
+        u = Utterance(job.text, True, job.language, job.session_id, job.utterance_id, job.received)
+        if self.model_says_stop(u):
+            self.stop_reflex(u, by="model", job=job)
+        else:
+            self._queue(job)
 
     # ---- model worker thread ------------------------------------------------------------------------------
     def _superseded(self, job: Job) -> bool:

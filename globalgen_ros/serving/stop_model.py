@@ -2,9 +2,11 @@
 
 The word lists (reflex.py) catch stop phrases in a fraction of a millisecond, also on partial transcripts. Warnings
 without a stop word ("Kid in the road!", "要撞上了！") need language understanding: the understanding model (a few
-milliseconds, no decoding) reads every final transcript on the callback thread, and a confident `stop` fires the
-same stop as the word lists, never queued behind the language model. Threshold: node parameter
-reflex.model_threshold (0 turns this path off), default measured on the blind stop lists (docs/model.md).
+milliseconds, no decoding) reads every final transcript on a thread of its own, before the transcript is queued
+for the decoder, and a confident `stop` fires the same stop as the word lists, never queued behind the language
+model; the callback thread stays free for the word lists (their latency does not change with this path on).
+Threshold: node parameter reflex.model_threshold (0 turns this path off), default measured on the blind stop lists
+(docs/model.md).
 """
 
 from __future__ import annotations
@@ -23,9 +25,13 @@ class ModelStop:
     def enabled(self) -> bool:
         return self.understanding is not None and self.threshold > 0.0
 
+    def wants(self, text: str) -> bool:
+        """Return True if `text` is to be read by this path (on, short, not blank)."""
+        return self.enabled and len(text) <= MAX_MODEL_STOP_CHARS and bool(text.strip())
+
     def is_stop(self, text: str) -> bool:
         """Return True if the model says `stop` with at least `threshold` confidence."""
-        if not self.enabled or not text.strip() or len(text) > MAX_MODEL_STOP_CHARS:
+        if not self.wants(text):
             return False
         nlu = self.understanding.predict(text, remember=True)  # the worker takes it if this is no stop
         return nlu["intent"] == "stop" and nlu["confidence"] >= self.threshold
