@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -38,6 +40,24 @@ def tagged(tok, ex: Example) -> str:
     norm = tok.encode(ex.text)
     assert enc is not None
     return "".join(ex.text[s:e] for (s, e), t in zip(norm.offsets, enc.tags, strict=True) if t not in (0, IGNORE))
+
+
+def blind_lines() -> set[str]:
+    """Every text of the blind evaluation sets (eval/blind/), lower case without punctuation or spaces."""
+    out = set()
+    for path in sorted((Path(__file__).resolve().parent.parent / "eval" / "blind").iterdir()):
+        if path.suffix == ".jsonl":
+            out.update(json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines() if line)
+        elif path.suffix == ".json":
+            out.update(t for part in json.loads(path.read_text(encoding="utf-8")).values() for ts in part.values()
+                       for t in ts)
+    return {re.sub(r"[\W_]+", "", t.lower()) for t in out}
+
+
+def test_no_supplement_line_is_a_line_of_a_blind_evaluation_set():
+    blind = blind_lines()
+    assert len(blind) > 2000
+    assert not [e.text for e in supplement_examples() if re.sub(r"[\W_]+", "", e.text.lower()) in blind]
 
 
 def test_a_number_is_tagged_where_the_command_says_it_not_in_the_context_before(tok):
