@@ -4,7 +4,8 @@ One process, interleaved per prompt (the order rotates), after a warm-up; the sa
 and robot commands, open questions) rendered the same way for every decoder (ChatAssistant: the understanding
 model's decision in the system prompt, the model's chat template): our `ar`, `parallel`, `confident`, then
 transformers' greedy generate() on the same weights (model.safetensors, fp32) when torch and transformers are
-installed, and llama.cpp greedy on the imported GGUF only when llama-cpp-python is importable (never required).
+installed, and llama.cpp greedy and its prompt look-up decoding (--lookup tokens drafted) on the imported GGUF when
+llama-cpp-python is importable (requirements/peers.txt, never required; --peer none skips them).
 The reply datastore holds the `ar` replies of the earlier prompts only (never the prompt's own reply). KV prefix
 reuse is off (every prompt is prefilled) unless --kv-reuse: then each strategy has its own assistant whose
 cache keeps its previous request, so the shared system-prompt prefix is restored as in a running system. Prints
@@ -25,6 +26,7 @@ from pathlib import Path
 from globalgen_ros.decoding.calibration import cpu_name
 
 OURS = ("ar", "parallel", "confident")
+NO_HEADS = "parallel-noheads"  # `parallel` drafting without the model's draft heads (when it has any)
 PROMPTS = (  # fixed: commands the understanding model decides, and open questions it declines
     "Navigate to the nearest gas station.",
     "What is the capital of France?",
@@ -72,44 +74,67 @@ def run_transformers(peer, assistant, text: str, max_new: int) -> Sample:
     return Sample((time.perf_counter() - t0) * 1e3, tokens, forwards)
 
 
+def counting_llama(gguf: Path, threads: int, n_ctx: int, lookup: int = 0):
+    """A llama_cpp.Llama that counts its forwards (calls of eval after the prompt); with lookup > 0 it drafts
+    that many tokens by prompt look-up (llama-cpp-python's LlamaPromptLookupDecoding)."""
+    from llama_cpp import Llama
+    from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+
+    class CountingLlama(Llama):
+        evals = 0
+
+        def eval(self, tokens):
+            self.evals += 1
+            return super().eval(tokens)
+
+    draft = LlamaPromptLookupDecoding(num_pred_tokens=lookup) if lookup > 0 else None
+    return CountingLlama(model_path=str(gguf), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
+                         draft_model=draft, verbose=False)
+
+
 class LlamaCppPeer:
-    """llama-cpp-python greedy decoding of the GGUF file the model was imported from (same token ids)."""
+    """llama-cpp-python greedy decoding of the GGUF file the model was imported from (same token ids); with
+    lookup > 0 its prompt look-up decoding."""
 
-    def __init__(self, gguf: Path, threads: int, end_ids: list[int], n_ctx: int):
-        from llama_cpp import Llama
-
-        self.llm = Llama(model_path=str(gguf), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
-                         verbose=False)
+    def __init__(self, gguf: Path, threads: int, end_ids: list[int], n_ctx: int, lookup: int = 0):
+        self.llm = counting_llama(gguf, threads, n_ctx, lookup)
         self.end_ids = set(end_ids)
 
-    def generate(self, ids: list[int], max_new: int) -> list[int]:
+    def generate(self, ids: list[int], max_new: int) -> tuple[list[int], int]:
+        """Return (new token ids, forwards after the prompt's)."""
         out: list[int] = []
+        self.llm.evals = 0
         for token in self.llm.generate(ids, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0, reset=True):
             out.append(int(token))
             if token in self.end_ids or len(out) >= max_new:
                 break
-        return out
+        return out, max(1, self.llm.evals - 1)
 
 
 def run_llamacpp(peer: LlamaCppPeer, assistant, text: str, max_new: int) -> Sample:
     t0 = time.perf_counter()
     ids = assistant.chat_prompt(text, assistant.decision(text)[0], [], max_new)
-    tokens = peer.generate(ids, max_new)
-    return Sample((time.perf_counter() - t0) * 1e3, tokens, len(tokens))
+    tokens, forwards = peer.generate(ids, max_new)
+    return Sample((time.perf_counter() - t0) * 1e3, tokens, forwards)
 
 
-def llamacpp_peer(assistant, threads: int) -> LlamaCppPeer | None:
-    """Return the llama.cpp peer when llama-cpp-python is importable and the GGUF source file is still there."""
+def llamacpp_peers(assistant, threads: int, lookup: int) -> dict[str, LlamaCppPeer]:
+    """Return llama.cpp greedy and prompt look-up peers when llama-cpp-python is importable
+    (requirements/peers.txt) and the GGUF source file is still there; else none."""
     try:
         import llama_cpp  # noqa: F401
     except ImportError:
-        return None
+        print("bench: llama.cpp peers skipped (llama-cpp-python is not installed: requirements/peers.txt)",
+              file=sys.stderr)
+        return {}
     recipe = assistant.artifacts.manifest.get("recipe", {})
     gguf = Path(recipe.get("source", ""))
     if recipe.get("kind") != "gguf" or not gguf.is_file():
-        print(f"bench: llama.cpp peer skipped (no GGUF source file: {gguf})", file=sys.stderr)
-        return None
-    return LlamaCppPeer(gguf, threads, assistant.chat.end_ids, assistant.cache.capacity)
+        print(f"bench: llama.cpp peers skipped (no GGUF source file: {gguf})", file=sys.stderr)
+        return {}
+    ends, n_ctx = assistant.chat.end_ids, assistant.cache.capacity
+    return {"llama.cpp": LlamaCppPeer(gguf, threads, ends, n_ctx),
+            "llama.cpp-lookup": LlamaCppPeer(gguf, threads, ends, n_ctx, lookup)}
 
 
 def transformers_peer(assistant, threads: int):
@@ -135,7 +160,8 @@ def summarise(samples: list[Sample], ar: list[Sample]) -> dict:
             "tokens": tokens, "same_as_ar": sum(s.tokens == a.tokens for s, a in zip(samples, ar, strict=True))}
 
 
-def print_table(summary: dict, n: int, out=sys.stdout) -> None:
+def print_table(summary: dict, n: int, out=None) -> None:
+    out = out or sys.stdout  # looked up per call (a default bound at import outlives a redirected stdout)
     ar = summary["ar"]["median_ms"]
     print(f"{'decoder':<14}{'median ms':>10}{'ms/token':>10}{'TPF':>7}{'speed-up':>10}{'same as ar':>12}", file=out)
     for name, s in summary.items():
@@ -147,14 +173,16 @@ def open_assistants(args) -> dict:
     """Return the assistant of each strategy: one shared (no KV reuse), or with --kv-reuse one each, whose cache
     keeps its own previous request (the shared system-prompt prefix is restored, as in a running system)."""
     from globalgen_ros.assistant import Assistant
+    from globalgen_ros.decoding.engine import DecodeOptions
 
-    def make():
+    def make(**options):
         return Assistant(args.model_dir, strategy="parallel", threads=args.threads, history_replies=256,
-                         calibration=args.calibration, cache={"reuse": bool(args.kv_reuse)})
+                         calibration=args.calibration, cache={"reuse": bool(args.kv_reuse)}, **options)
 
-    if args.kv_reuse:
-        return {s: make() for s in OURS}
-    return dict.fromkeys(OURS, make())
+    ours = {s: make() for s in OURS} if args.kv_reuse else dict.fromkeys(OURS, make())
+    if ours["parallel"].model.dims.n_extra_heads:  # the baseline of trained heads, in the same run
+        ours[NO_HEADS] = make(sources=tuple(s for s in DecodeOptions().sources if s != "heads"))
+    return ours
 
 
 def run(args) -> int:
@@ -171,12 +199,14 @@ def run(args) -> int:
         a.learn_replies = False  # the bench files only earlier prompts' ar replies (below)
     rss_ours = rss_mb()
     runners = {s: (lambda t, s=s: run_ours(ours[s], t, s, max_new)) for s in OURS}
+    if NO_HEADS in ours:
+        runners[NO_HEADS] = lambda t: run_ours(ours[NO_HEADS], t, "parallel", max_new)
     peer = None if args.no_transformers else transformers_peer(assistant, args.threads)
     if peer is not None:
         runners["transformers"] = lambda t: run_transformers(peer, assistant, t, max_new)
-    cpp = llamacpp_peer(assistant, args.threads)
-    if cpp is not None:
-        runners["llama.cpp"] = lambda t: run_llamacpp(cpp, assistant, t, max_new)
+    if "llama.cpp" in (getattr(args, "peer", None) or ["llama.cpp"]):
+        for name, cpp in llamacpp_peers(assistant, args.threads, args.lookup).items():
+            runners[name] = lambda t, cpp=cpp: run_llamacpp(cpp, assistant, t, max_new)
     names = list(runners)
     for text in WARMUP[: max(0, args.warmup)]:
         for name in names:
@@ -221,9 +251,16 @@ def summary_line(args, assistant, summary: dict, n: int, rss_ours: float) -> dic
         "peak_rss_mb_ours": round(rss_ours, 1), "peak_rss_mb": round(rss_mb(), 1),
         "acceptance": assistant.decoder.acceptance.summary(),
     }
+    if NO_HEADS in summary:
+        line["speedup_parallel_noheads"] = round(ar["median_ms"] / summary[NO_HEADS]["median_ms"], 3)
+        line["tpf_parallel_noheads"] = round(summary[NO_HEADS]["tpf"], 3)
+        line["heads"] = assistant.artifacts.manifest.get("heads", {})
     if "transformers" in summary:
         line["speedup_vs_transformers"] = round(summary["transformers"]["median_ms"] / par["median_ms"], 3)
     if "llama.cpp" in summary:
         line["speedup_vs_llamacpp"] = round(summary["llama.cpp"]["median_ms"] / par["median_ms"], 3)
         line["ms_per_token_llamacpp"] = round(summary["llama.cpp"]["ms_per_token"], 3)
+    if "llama.cpp-lookup" in summary:
+        line["speedup_vs_llamacpp_lookup"] = round(summary["llama.cpp-lookup"]["median_ms"] / par["median_ms"], 3)
+        line["tpf_llamacpp_lookup"] = round(summary["llama.cpp-lookup"]["tpf"], 3)
     return line

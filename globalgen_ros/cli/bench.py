@@ -30,7 +30,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--max-new-tokens", type=int, default=64)
     p.add_argument("--calibration", default="measure",
                    help="forward cost curve: 'measure' at start (default) or a calibration JSON file")
-    p.add_argument("--lookup", type=int, default=10, help="prompt_lookup_num_tokens of the transformers peer")
+    p.add_argument("--lookup", type=int, default=10,
+                   help="tokens drafted by prompt look-up in the transformers and llama.cpp peers")
+    p.add_argument("--peer", nargs="+", choices=("llama.cpp", "none"),
+                   help="llm suite: peers besides transformers (default llama.cpp when llama-cpp-python is installed)")
     p.add_argument("--kv-reuse", dest="kv_reuse", action="store_true",
                    help="llm suite: one assistant per strategy keeping its KV cache between prompts")
     p.add_argument("--no-transformers", action="store_true", help="skip the PyTorch transformers peers")

@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Subcommands in help order; modules import heavy dependencies (torch, rclpy) only inside run().
-COMMANDS = ("ask", "eval", "train", "understand", "export", "import", "bench", "record", "replay", "demo")
+COMMANDS = ("ask", "eval", "train", "understand", "export", "import", "heads", "bench", "record", "replay", "demo")
 MODULES = {"import": "import_model"}  # a command whose module is not named like it (`import` is a keyword)
 
 

@@ -40,6 +40,9 @@ def head_predictions(dec: Decoder, run: Run) -> tuple[np.ndarray, np.ndarray]:
         # Confidence from the top-2 margin (a full softmax over V costs more than the heads save here); the
         # acceptance statistics calibrate it against verification anyway.
         p_best = 1.0 / (1.0 + np.exp(logits[rows, second] - logits[rows, best]))  # (K,)
+        vocab = dec.model.head_vocab
+        if vocab is not None:  # heads over a draft vocabulary: columns -> token ids
+            best, second = vocab[best], vocab[second]
         if dec.options.head_topk == 1:
             run.head_out = (best[:, None], p_best[:, None])
         else:

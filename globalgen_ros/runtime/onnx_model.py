@@ -10,6 +10,7 @@ import onnxruntime as ort
 from globalgen_ros.runtime.artifacts import ModelArtifactError, ModelArtifacts, check_file, load_artifacts
 
 MASKED = -1e4  # additive attention mask value of a hidden position
+HEAD_VOCAB_FILE = "heads_vocab.npy"  # full token ids of the heads' draft vocabulary (absent: the whole vocabulary)
 DEFAULT_DECODER = "model.int8.onnx"  # the decoder of a manifest without a "decoder" entry (models/default)
 
 
@@ -85,6 +86,9 @@ class OnnxModel:
         self.decoder = open_session(check_file(artifacts.root, decoder_file, None, False), threads, spin)
         self.heads_session = (open_session(check_file(artifacts.root, heads_file, None, False), threads, spin)
                               if self.dims.n_extra_heads else None)
+        # Heads trained for an imported model score a draft vocabulary (importer/heads.py): its full ids.
+        self.head_vocab = (np.load(artifacts.path(HEAD_VOCAB_FILE)) if self.heads_session is not None
+                           and HEAD_VOCAB_FILE in artifacts.manifest.get("files", {}) else None)
         # Per-tensor activation quantization makes a token's logits depend on the other tokens of its forward.
         self.row_independent = b"DynamicQuantizeLinear" not in artifacts.path(decoder_file).read_bytes()
         L = self.dims.n_layers
@@ -118,7 +122,8 @@ class OnnxModel:
         return logits, hidden, new_kv
 
     def heads(self, hidden: np.ndarray) -> np.ndarray:
-        """Return head logits (n, K, V) for final hidden states (n, d); head j predicts the token j + 2 ahead."""
+        """Return head logits (n, K, V) for final hidden states (n, d); head j predicts the token j + 2 ahead
+        (V: the draft vocabulary when `head_vocab` is set, whose entry i is the token id of column i)."""
         if self.heads_session is None:
             raise RuntimeError("this model has no extra heads (num_extra_heads = 0)")
         return self.heads_session.run(None, {"hidden": np.ascontiguousarray(hidden, dtype=np.float32)})[0]
