@@ -5,7 +5,8 @@ Per request: the understanding model (the model directory's `nlu/`, else the shi
 the `understanding=` path) decides intent and slots; `importer/prompt.py` states the decision in the system
 prompt; the conversation is rendered with the model's own chat template and tokenizer and decoded greedily
 under `AnyToken` (ar, parallel or confident: prompt/context look-up and the reply datastore draft, and the
-model's draft heads once `globalgen heads` trained them) until any of its end-of-sequence ids. The tiered KV cache holds K/V rows of the model's KV heads.
+model's draft heads once `globalgen heads` trained them) until any of its end-of-sequence ids. The tiered KV
+cache holds K/V rows of the model's KV heads.
 """
 
 from __future__ import annotations
