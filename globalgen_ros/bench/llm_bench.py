@@ -53,6 +53,7 @@ class Sample:
     latency_ms: float
     tokens: list[int]
     forwards: int
+    decode_ms: float = 0.0  # after the first new token: the decode alone, without prompt and prefill
 
 
 def rss_mb() -> float:
@@ -62,7 +63,7 @@ def rss_mb() -> float:
 
 def run_ours(assistant, text: str, strategy: str, max_new: int) -> Sample:
     r = assistant.respond(text, strategy=strategy, max_new_tokens=max_new)
-    return Sample(r.latency_ms, r.token_ids, r.forwards)
+    return Sample(r.latency_ms, r.token_ids, r.forwards, r.stats.total_ms - r.stats.ttft_ms)
 
 
 def run_transformers(peer, assistant, text: str, max_new: int) -> Sample:
@@ -71,7 +72,7 @@ def run_transformers(peer, assistant, text: str, max_new: int) -> Sample:
     decision = assistant.decision(text)[0]
     ids = assistant.chat_prompt(text, decision, [], max_new)
     tokens, forwards, _ = peer.generate(ids, max_new, None)
-    return Sample((time.perf_counter() - t0) * 1e3, tokens, forwards)
+    return Sample((time.perf_counter() - t0) * 1e3, tokens, forwards, float("nan"))
 
 
 def counting_llama(gguf: Path, threads: int, n_ctx: int, lookup: int = 0):
@@ -96,29 +97,34 @@ class LlamaCppPeer:
     """llama-cpp-python greedy decoding of the GGUF file the model was imported from (same token ids); with
     lookup > 0 its prompt look-up decoding."""
 
-    def __init__(self, gguf: Path, threads: int, end_ids: list[int], n_ctx: int, lookup: int = 0):
+    def __init__(self, gguf: Path, threads: int, end_ids: list[int], n_ctx: int, lookup: int = 0,
+                 reuse: bool = False):
         self.llm = counting_llama(gguf, threads, n_ctx, lookup)
         self.end_ids = set(end_ids)
+        self.reuse = reuse  # keep the K/V of the longest common prefix with the previous request (--kv-reuse)
 
-    def generate(self, ids: list[int], max_new: int) -> tuple[list[int], int]:
-        """Return (new token ids, forwards after the prompt's)."""
+    def generate(self, ids: list[int], max_new: int) -> tuple[list[int], int, float]:
+        """Return (new token ids, forwards after the prompt's, ms after the first new token)."""
         out: list[int] = []
-        self.llm.evals = 0
-        for token in self.llm.generate(ids, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0, reset=True):
+        self.llm.evals, first = 0, 0.0
+        for token in self.llm.generate(ids, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0,
+                                       reset=not self.reuse):
             out.append(int(token))
+            if len(out) == 1:
+                first = time.perf_counter()
             if token in self.end_ids or len(out) >= max_new:
                 break
-        return out, max(1, self.llm.evals - 1)
+        return out, max(1, self.llm.evals - 1), (time.perf_counter() - first) * 1e3
 
 
 def run_llamacpp(peer: LlamaCppPeer, assistant, text: str, max_new: int) -> Sample:
     t0 = time.perf_counter()
     ids = assistant.chat_prompt(text, assistant.decision(text)[0], [], max_new)
-    tokens, forwards = peer.generate(ids, max_new)
-    return Sample((time.perf_counter() - t0) * 1e3, tokens, forwards)
+    tokens, forwards, decode_ms = peer.generate(ids, max_new)
+    return Sample((time.perf_counter() - t0) * 1e3, tokens, forwards, decode_ms)
 
 
-def llamacpp_peers(assistant, threads: int, lookup: int) -> dict[str, LlamaCppPeer]:
+def llamacpp_peers(assistant, threads: int, lookup: int, reuse: bool = False) -> dict[str, LlamaCppPeer]:
     """Return llama.cpp greedy and prompt look-up peers when llama-cpp-python is importable
     (requirements/peers.txt) and the GGUF source file is still there; else none."""
     try:
@@ -133,8 +139,8 @@ def llamacpp_peers(assistant, threads: int, lookup: int) -> dict[str, LlamaCppPe
         print(f"bench: llama.cpp peers skipped (no GGUF source file: {gguf})", file=sys.stderr)
         return {}
     ends, n_ctx = assistant.chat.end_ids, assistant.cache.capacity
-    return {"llama.cpp": LlamaCppPeer(gguf, threads, ends, n_ctx),
-            "llama.cpp-lookup": LlamaCppPeer(gguf, threads, ends, n_ctx, lookup)}
+    return {"llama.cpp": LlamaCppPeer(gguf, threads, ends, n_ctx, reuse=reuse),
+            "llama.cpp-lookup": LlamaCppPeer(gguf, threads, ends, n_ctx, lookup, reuse=reuse)}
 
 
 def transformers_peer(assistant, threads: int):
@@ -155,7 +161,9 @@ def summarise(samples: list[Sample], ar: list[Sample]) -> dict:
     tokens = sum(len(s.tokens) for s in samples)
     forwards = sum(s.forwards for s in samples)
     total = sum(s.latency_ms for s in samples)
+    decode = sum(s.decode_ms for s in samples)
     return {"median_ms": statistics.median(s.latency_ms for s in samples),
+            "decode_ms_per_token": decode / max(1, tokens - len(samples)),
             "ms_per_token": total / tokens if tokens else 0.0, "tpf": tokens / forwards if forwards else 0.0,
             "tokens": tokens, "same_as_ar": sum(s.tokens == a.tokens for s, a in zip(samples, ar, strict=True))}
 
@@ -163,10 +171,11 @@ def summarise(samples: list[Sample], ar: list[Sample]) -> dict:
 def print_table(summary: dict, n: int, out=None) -> None:
     out = out or sys.stdout  # looked up per call (a default bound at import outlives a redirected stdout)
     ar = summary["ar"]["median_ms"]
-    print(f"{'decoder':<14}{'median ms':>10}{'ms/token':>10}{'TPF':>7}{'speed-up':>10}{'same as ar':>12}", file=out)
+    print(f"{'decoder':<18}{'median ms':>10}{'ms/token':>10}{'decode ms/tok':>14}{'TPF':>7}{'speed-up':>10}"
+          f"{'same as ar':>12}", file=out)
     for name, s in summary.items():
-        print(f"{name:<14}{s['median_ms']:>10.1f}{s['ms_per_token']:>10.2f}{s['tpf']:>7.2f}"
-              f"{ar / s['median_ms']:>9.2f}x{s['same_as_ar']:>7}/{n:<4}", file=out)
+        print(f"{name:<18}{s['median_ms']:>10.1f}{s['ms_per_token']:>10.2f}{s['decode_ms_per_token']:>14.2f}"
+              f"{s['tpf']:>7.2f}{ar / s['median_ms']:>9.2f}x{s['same_as_ar']:>7}/{n:<4}", file=out)
 
 
 def open_assistants(args) -> dict:
@@ -205,7 +214,7 @@ def run(args) -> int:
     if peer is not None:
         runners["transformers"] = lambda t: run_transformers(peer, assistant, t, max_new)
     if "llama.cpp" in (getattr(args, "peer", None) or ["llama.cpp"]):
-        for name, cpp in llamacpp_peers(assistant, args.threads, args.lookup).items():
+        for name, cpp in llamacpp_peers(assistant, args.threads, args.lookup, bool(args.kv_reuse)).items():
             runners[name] = lambda t, cpp=cpp: run_llamacpp(cpp, assistant, t, max_new)
     names = list(runners)
     for text in WARMUP[: max(0, args.warmup)]:
@@ -246,6 +255,7 @@ def summary_line(args, assistant, summary: dict, n: int, rss_ours: float) -> dic
         "confident_same_as_ar": round(summary["confident"]["same_as_ar"] / n, 4),
         "median_ms": {k: round(v["median_ms"], 2) for k, v in summary.items()},
         "ms_per_token": {k: round(v["ms_per_token"], 3) for k, v in summary.items()},
+        "decode_ms_per_token": {k: round(v["decode_ms_per_token"], 3) for k, v in summary.items()},
         "tpf": {k: round(v["tpf"], 3) for k, v in summary.items()},
         "same_as_ar": {k: v["same_as_ar"] for k, v in summary.items()},
         "peak_rss_mb_ours": round(rss_ours, 1), "peak_rss_mb": round(rss_mb(), 1),
