@@ -23,7 +23,7 @@ from globalgen_ros.understanding.data import (
     supplement_examples,
     wrap_context,
 )
-from globalgen_ros.understanding.labels import layout_from_schema
+from globalgen_ros.understanding.labels import decode_bio, layout_from_schema
 
 TOKENIZER = Path(__file__).resolve().parent.parent / "models" / "default" / "nlu" / "tokenizer.json"
 LAYOUT = layout_from_schema(load_schema())
@@ -102,3 +102,10 @@ def test_context_wrapping_keeps_labels_and_wraps_negations_too(tok):
             assert tagged(tok, ex).strip().lower() in ("mom", "妈妈")
     w = wrap_context(exs[1], pool, random.Random(0))
     assert w.text[w.start:].lower().startswith("call mom")
+
+
+def test_touching_runs_of_one_slot_are_one_span():
+    """"Navigate to the nearest gas station" tagged B B I I: one destination, not "the"."""
+    assert decode_bio(["O", "B-destination", "B-destination", "I-destination", "O"]) == [("destination", 1, 4)]
+    assert decode_bio(["B-object", "O", "B-object"]) == [("object", 0, 1), ("object", 2, 3)]
+    assert decode_bio(["B-object", "B-location", "I-location"]) == [("object", 0, 1), ("location", 1, 3)]

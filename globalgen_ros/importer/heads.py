@@ -32,10 +32,13 @@ from globalgen_ros.runtime.onnx_model import HEAD_VOCAB_FILE
 
 HEADS_FILE, VOCAB_FILE = "heads.int8.onnx", HEAD_VOCAB_FILE
 PHRASINGS = Path(__file__).resolve().parent.parent / "corpus" / "phrasings"
+OPEN_STARTS = ("what", "why", "how", "who", "when", "where", "which", "tell me", "explain", "can you tell",
+               "do you know")
 
 
 def training_prompts(n: int, seed: int = 0, exclude: tuple[str, ...] = ()) -> list[str]:
-    """Return n distinct English transcripts from the phrasing data (commands and declines), minus `exclude`."""
+    """Return n distinct English transcripts from the phrasing data (commands and declines), minus `exclude`:
+    up to half of them questions and open requests."""
     import yaml
 
     seen, texts = {t.lower() for t in exclude}, []
@@ -46,8 +49,16 @@ def training_prompts(n: int, seed: int = 0, exclude: tuple[str, ...] = ()) -> li
                     and text.lower() not in seen:
                 seen.add(text.lower())
                 texts.append(text)
-    random.Random(seed).shuffle(texts)
-    return texts[:n]
+    rng = random.Random(seed)
+    rng.shuffle(texts)
+    # Half questions and open requests where there are enough: their free-text replies are what look-up and the
+    # datastore cannot draft (a command's reply repeats the command), so that is where heads can help.
+    open_ = [t for t in texts if t.endswith("?") or t.lower().startswith(OPEN_STARTS)]
+    rest = [t for t in texts if t not in set(open_)]
+    take = min(len(open_), n // 2)
+    chosen = open_[:take] + rest[: n - take]
+    rng.shuffle(chosen)
+    return chosen
 
 
 def _strings(node):

@@ -78,4 +78,16 @@ def decode_bio(tag_names: list[str]) -> list[tuple[str, int, int]]:
             cur = [name, t, t + 1]
     if cur is not None:
         runs.append(tuple(cur))
-    return runs
+    return merge_adjacent(runs)
+
+
+def merge_adjacent(runs: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Join runs of one slot that touch (B B I: "the | nearest gas station"): the words between them are none,
+    so they are one contiguous span of the utterance, not two values."""
+    out: list[tuple[str, int, int]] = []
+    for name, t0, t1 in runs:
+        if out and out[-1][0] == name and out[-1][2] == t0:
+            out[-1] = (name, out[-1][1], t1)
+        else:
+            out.append((name, t0, t1))
+    return out
