@@ -107,8 +107,9 @@ class LlamaCppPeer:
         """Return (new token ids, forwards after the prompt's, ms after the first new token)."""
         out: list[int] = []
         self.llm.evals, first = 0, 0.0
-        for token in self.llm.generate(ids, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0,
-                                       reset=not self.reuse):
+        if not self.reuse:  # generate() itself keeps the longest common prefix of the previous request
+            self.llm.reset()
+        for token in self.llm.generate(ids, top_k=1, top_p=1.0, min_p=0.0, temp=0.0, repeat_penalty=1.0):
             out.append(int(token))
             if len(out) == 1:
                 first = time.perf_counter()

@@ -20,10 +20,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("heads", help="train draft heads for an imported model (needs torch)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model-dir", required=True, help="an imported model directory (globalgen import)")
-    p.add_argument("--prompts", type=int, default=400, help="transcripts answered for training (default 400)")
+    p.add_argument("--prompts", type=int, default=1000, help="transcripts answered for training (default 1000)")
     p.add_argument("--held-out", type=int, default=40, help="of them, kept out of training to measure accuracy")
     p.add_argument("--heads", type=int, default=3, help="heads: tokens 2..K+1 ahead (default 3)")
-    p.add_argument("--vocab", type=int, default=4096, help="largest draft vocabulary (default 4096)")
+    p.add_argument("--vocab", type=int, default=8192, help="largest draft vocabulary (default 8192)")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--minutes", type=float, default=20.0, help="stop training after this long")
     p.add_argument("--max-new-tokens", type=int, default=64)

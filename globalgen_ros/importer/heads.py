@@ -1,6 +1,6 @@
 """Draft heads for an imported model, trained on its own greedy replies (self-distillation, Medusa-style).
 
-    globalgen heads --model-dir models/NAME [--prompts 400] [--heads 3] [--vocab 4096] [--minutes 20]
+    globalgen heads --model-dir models/NAME [--prompts 1000] [--heads 3] [--vocab 8192] [--minutes 20]
 
 1. collect: English transcripts of the corpus (never the llm benchmark's prompts), rendered as the assistant
    renders them (ChatAssistant: decision in the system prompt, the model's chat template), and the model's own
