@@ -198,7 +198,8 @@ def test_diagnostics_report_latency_counts_and_queue(node):
     values = _diag(c)
     assert int(values["count_ok"]) >= 1 and float(values["latency_p95_ms"]) > 0
     assert float(values["tokens_per_forward"]) >= 1.0
-    assert {"queue_depth", "queue_max", "cloud_circuit", "count_rejected", "count_error", "stop_p50_ms"} <= set(values)
+    assert {"queue_depth", "queue_max", "cloud_circuit", "count_rejected", "count_error", "stop_p50_ms",
+            "stop_check_depth"} <= set(values)
 
 
 def _fresh_diag(client) -> dict[str, str]:

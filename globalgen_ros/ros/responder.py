@@ -335,7 +335,8 @@ class Responder:
         extra = {"queue_depth": depth, "queue_max": self.p["queue.max_size"], "cloud_circuit": self.breaker.state,
                  "cloud_enabled": self.p["cloud.enabled"], "cloud_pending": self.pool.pending if self.pool else 0,
                  "cloud_calls": self.cloud.calls, "cloud_failures": self.cloud.failures,
-                 "strategy": self.p["strategy"], "sessions": len(self.sessions)}
+                 "strategy": self.p["strategy"], "sessions": len(self.sessions),
+                 "stop_check_depth": self.screen.depth if self.screen is not None else 0}
         cache_stats = getattr(self.assistant, "cache_stats", None)
         if callable(cache_stats):
             extra.update({f"cache_{key}": value for key, value in cache_stats().items()})
