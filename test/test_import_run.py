@@ -236,3 +236,38 @@ def test_draft_heads_trained_on_the_models_own_replies_keep_parallel_identical_t
                      "--max-new-tokens", "12", "--no-transformers"]) == 0
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert line["identical"] is True and "parallel-noheads" in line["median_ms"] and line["heads"]["heads"] == 2
+
+
+def test_the_on_board_model_answers_declined_open_requests_and_never_acts(imported):
+    """onboard.model_dir: what the edge declines goes to the imported general model when the cloud is off or dead,
+    within its deadline and only in its languages; its answer publishes intent none; commands stay on the edge."""
+    from globalgen_ros.watchdog.breaker import CircuitBreaker
+    from globalgen_ros.watchdog.cloud import CloudClient, CloudConfig
+    from globalgen_ros.watchdog.supervisor import EDGE, FALLBACK, NODE, OK, ONBOARD, Request, Watchdog, WatchdogConfig
+
+    edge = Assistant(strategy="parallel", calibration=None)  # the shipped model
+    onboard = Assistant(str(imported["int4"]), strategy="parallel", calibration=None)
+    question = "what is the capital of France?"
+
+    def ask(wd, text, language="en-US"):
+        return wd.answer(Request(text, language, max_new_tokens=24))
+
+    off = Watchdog(edge, edge.schema, None, WatchdogConfig(onboard_max_new_tokens=12), onboard=onboard)
+    answered = ask(off, question)
+    assert (answered.status, answered.source, answered.intent) == (OK, ONBOARD, "none") and answered.text
+    assert answered.slots == {} and answered.tokens > 0 and "cloud disabled" in answered.notes[0]
+    command = ask(off, "navigate to the park")
+    assert (command.source, command.intent) == (EDGE, "navigate")
+    chinese = ask(off, "法国的首都是哪里？", "zh-CN")  # not one of its languages: the edge's own decline
+    assert (chinese.status, chinese.source, chinese.intent) == (FALLBACK, NODE, "none") and chinese.text
+    late = Watchdog(edge, edge.schema, None, WatchdogConfig(onboard_deadline_ms=0.001), onboard=onboard)
+    given_up = ask(late, question)
+    assert given_up.status == FALLBACK and "onboard.deadline_ms" in given_up.error
+    dead = CloudClient(CloudConfig(base_url="http://127.0.0.1:9/v1", timeout_s=0.2, retries=0), CircuitBreaker(5, 60))
+    unreachable = Watchdog(edge, edge.schema, dead, WatchdogConfig(cloud_enabled=True, onboard_max_new_tokens=12),
+                           onboard=onboard)
+    rescued = ask(unreachable, question)
+    assert (rescued.status, rescued.source, rescued.intent) == (OK, ONBOARD, "none")
+    assert "cloud failed" in rescued.notes[0]
+    without = ask(Watchdog(edge, edge.schema, None, WatchdogConfig()), question)
+    assert (without.status, without.source, without.intent) == (OK, EDGE, "none")  # as before: the edge declines

@@ -51,3 +51,17 @@ def test_the_node_answers_acts_and_stops_on_an_imported_model(imported):
         declined, intents, finals = final_and_intents(node, "what is the capital of France?")
         assert declined.status == Response.STATUS_OK and declined.intent == "none" and len(finals) == 1
         assert all(i.name == "none" for i in intents)
+
+
+def test_the_on_board_tier_answers_a_declined_open_question_over_dds(imported):
+    """onboard.model_dir:=an import, cloud off: the shipped edge declines an open question, the on-board model answers
+    it (source onboard, intent none: nothing acts); a command stays on the edge; Chinese gets the edge's decline."""
+    with running_node(f"onboard.model_dir:={imported}", "cloud.enabled:=false", "onboard.max_new_tokens:=12") as node:
+        final, intents, finals = final_and_intents(node, "what is the capital of France?")
+        assert (final.status, final.source, final.intent) == (Response.STATUS_OK, Response.SOURCE_ONBOARD, "none")
+        assert final.text and len(finals) == 1
+        assert [(i.name, i.source) for i in intents] == [("none", "onboard")]
+        command, intents, _ = final_and_intents(node, "navigate to the park")
+        assert (command.source, [i.name for i in intents]) == ("edge", ["navigate"])
+        zh, _, finals = final_and_intents(node, "法国的首都是哪里？")
+        assert (zh.status, zh.source, zh.intent) == (Response.STATUS_FALLBACK, "node", "none") and len(finals) == 1

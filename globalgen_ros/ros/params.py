@@ -91,8 +91,9 @@ SPECS = [
     Spec("reflex.names", [], "the robot's names, said before a stop without a pause (\"rover stop\", \"小G停车\"); "
          "added to the word lists' names", check=_names),
     Spec("reflex.model_threshold", 0.0, "final transcripts that the understanding model reads as stop with at least "
-         "this confidence (0.9 measured) fire the reflex too (warnings without a stop word); it costs the callback "
-         "thread a few ms per final, which delays a stop said right after; 0 = word lists only", (0.0, 1.0)),
+         "this confidence (0.9 measured) fire the reflex too (warnings without a stop word), checked on a thread of "
+         "their own; on a 2-core CPU it slows word-list stops said right after a request by ~1-3 ms; 0 = word "
+         "lists only", (0.0, 1.0)),
     Spec("reflex.on_partial", True, "also fire the stop reflex on partial transcripts (earlier, may be spurious)"),
     Spec("reflex.cancel_pending", True, "a stop cancels the decode in flight and rejects requests received "
          "before it, so no motion intent is published after a stop"),
@@ -111,6 +112,14 @@ SPECS = [
          "start of the edge decode)", (1.0, 600000.0)),
     Spec("watchdog.min_confidence", 0.0, "defer when the intent confidence is below this (0 = never; only with "
          "cloud.enabled)", (0.0, 1.0)),
+    Spec("onboard.model_dir", "", "an imported general chat model (globalgen import) that answers the open requests "
+         "the edge declines when the cloud is disabled or fails; its answers never act (intent none); empty = off",
+         read_only=True),
+    Spec("onboard.deadline_ms", 3000.0, "the on-board model's reply is given up past this (the edge's decline is "
+         "answered instead)", (10.0, 600000.0)),
+    Spec("onboard.max_new_tokens", 48, "most tokens of an on-board reply", (1, 512)),
+    Spec("onboard.languages", ["en"], "language tags (prefixes) the on-board model answers (SmolLM2: English only)",
+         check=_names),
     Spec("cloud.enabled", False, "use the OpenAI-compatible endpoint for deferred requests (else FALLBACK); "
          "read-only, like the URL and the key variable, so no participant of the DDS domain can redirect the key",
          read_only=True),

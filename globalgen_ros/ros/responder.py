@@ -57,7 +57,10 @@ class Responder:
         self.breaker = CircuitBreaker(p["cloud.breaker_failures"], p["cloud.breaker_reset_s"])
         self.cloud = CloudClient(startup.cloud_config(p), self.breaker)
         watchdog_config = startup.watchdog_config(p, self.assistant)
-        self.watchdog = Watchdog(self.assistant, self.schema, self.cloud, watchdog_config)
+        self.onboard = startup.load_onboard(p)  # None unless onboard.model_dir names an imported chat model
+        if self.onboard is not None:
+            self.log.info(f"on-board model for declined open requests: {p['onboard.model_dir']}")
+        self.watchdog = Watchdog(self.assistant, self.schema, self.cloud, watchdog_config, onboard=self.onboard)
         self.sessions = Sessions(p["session.max_turns"], p["session.max_sessions"], p["session.ttl_s"])
         self.confirmations = Confirmations(self.schema, p["confirm.timeout_s"], load_words(p["confirm.words_path"]
                                                                                             or None))
@@ -117,7 +120,7 @@ class Responder:
                 self.assistant.cache.close()  # flush the warm tier to the cold one (if any), release its files
             except Exception as exc:  # noqa: BLE001 - shutting down: say it, keep going
                 self.log.warn(f"closing the KV cache failed: {exc.__class__.__name__}: {exc}")
-        self.assistant = self.watchdog = None
+        self.assistant = self.watchdog = self.onboard = None
 
     def reconfigure(self) -> None:
         """Apply live parameter changes to the watchdog, the cloud client and the breaker."""

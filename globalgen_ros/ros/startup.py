@@ -57,13 +57,31 @@ def load_assistant(p: dict):
     return schema, assistant, warm_ms
 
 
+def load_onboard(p: dict):
+    """Load the on-board general model of onboard.model_dir (a ChatAssistant), or return None when it is empty."""
+    if not p["onboard.model_dir"]:
+        return None
+    from globalgen_ros.importer.assistant import ChatAssistant
+    from globalgen_ros.runtime.artifacts import ModelArtifactError
+
+    try:
+        return ChatAssistant(p["onboard.model_dir"], strategy="parallel", threads=p["threads"],
+                             schema_path=p["schema_path"] or None)
+    except (ModelArtifactError, OSError, ValueError, KeyError) as exc:
+        raise ConfigureError(f"onboard.model_dir: {exc.__class__.__name__}: {exc} (an imported chat model is "
+                             f"needed: globalgen import ... --out DIR)") from exc
+
+
 def watchdog_config(p: dict, assistant) -> WatchdogConfig:
     """Return the watchdog settings: the parameters, bounded by what the edge model can hold."""
     from globalgen_ros.assistant import MAX_TEXT_CHARS
     window = assistant.model.dims.max_len - p["max_new_tokens"]  # the reply must fit the context too
     return WatchdogConfig(max_edge_tokens=min(p["watchdog.max_edge_tokens"], window),
                           deadline_ms=p["watchdog.deadline_ms"], min_confidence=p["watchdog.min_confidence"],
-                          cloud_enabled=p["cloud.enabled"], max_edge_chars=MAX_TEXT_CHARS)
+                          cloud_enabled=p["cloud.enabled"], max_edge_chars=MAX_TEXT_CHARS,
+                          onboard_deadline_ms=p["onboard.deadline_ms"],
+                          onboard_max_new_tokens=p["onboard.max_new_tokens"],
+                          onboard_languages=tuple(p["onboard.languages"] or ()))
 
 
 def cloud_config(p: dict) -> CloudConfig:

@@ -12,7 +12,7 @@ from globalgen_ros.watchdog.cloud_format import build_messages, parse_answer
 from globalgen_ros.watchdog.language import APOLOGY, say
 
 OK, DEFERRED, FALLBACK, REJECTED, ERROR = "ok", "deferred_to_cloud", "fallback", "rejected", "error"
-EDGE, CLOUD, NODE, REFLEX = "edge", "cloud", "node", "reflex"
+EDGE, CLOUD, NODE, REFLEX, ONBOARD = "edge", "cloud", "node", "reflex", "onboard"
 
 
 @dataclass
@@ -22,6 +22,9 @@ class WatchdogConfig:
     min_confidence: float = 0.0  # intent confidence below this is deferred (0 = never)
     cloud_enabled: bool = False
     max_edge_chars: int = 1000   # the edge model refuses longer transcripts (assistant.MAX_TEXT_CHARS)
+    onboard_deadline_ms: float = 3000.0  # the on-board general model's reply is given up past this (then FALLBACK)
+    onboard_max_new_tokens: int = 48
+    onboard_languages: tuple[str, ...] = ("en",)  # language tags (prefixes) the on-board model answers
 
 
 @dataclass
@@ -70,11 +73,12 @@ class Deferral:
 class Watchdog:
     """Apply the deferral rules around Assistant.respond and turn cloud answers into schema intents."""
 
-    def __init__(self, assistant, schema, cloud: CloudClient | None, config: WatchdogConfig):
+    def __init__(self, assistant, schema, cloud: CloudClient | None, config: WatchdogConfig, onboard=None):
         self.assistant = assistant
         self.schema = schema
         self.cloud = cloud
         self.config = config
+        self.onboard = onboard  # a general chat model (importer.assistant.ChatAssistant) for declined open requests
 
     def answer(self, req: Request, on_text: Callable[[str], None] | None = None,
                cancel: Callable[[], bool] | None = None) -> Outcome:
@@ -115,24 +119,44 @@ class Watchdog:
         outcome = Outcome(OK, EDGE, reply.text, req.language, intent=reply.intent,
                           slots=dict(reply.slots), confidence=reply.confidence, strategy=reply.strategy,
                           tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms, raw=reply.raw)
-        if cfg.cloud_enabled and is_decline(outcome):  # an open question or a request outside the schema
-            return Deferral(f"declined on the edge ({reply.text!r})", decline=outcome)
+        if (cfg.cloud_enabled or self.onboard is not None) and is_decline(outcome):  # an open question or a
+            return Deferral(f"declined on the edge ({reply.text!r})", decline=outcome)  # request outside the schema
         return outcome
 
     def defer(self, req: Request, deferral: Deferral) -> Outcome:
         """Ask the cloud; on any failure return a FALLBACK apology in the user's language."""
         if not self.config.cloud_enabled or self.cloud is None:
-            return self.fallback(req, f"{deferral.reason}; cloud disabled (cloud.enabled is false)", deferral)
+            return self.on_board(req, f"{deferral.reason}; cloud disabled (cloud.enabled is false)", deferral)
         messages = build_messages(self.schema, req.text, req.language,
                                   [(turn.user, turn.reply) for turn in req.history])
         try:
             answer = parse_answer(self.cloud.chat(messages), self.schema, req.language)
-        except CloudError as exc:  # the edge's own decline, if it had one, beats a generic apology
-            return self.fallback(req, f"{deferral.reason}; cloud failed: {exc}", deferral)
+        except CloudError as exc:  # the on-board model, else the edge's own decline, beats a generic apology
+            return self.on_board(req, f"{deferral.reason}; cloud failed: {exc}", deferral)
         error = "; ".join([f"deferred: {deferral.reason}", *answer.notes])
         return Outcome(DEFERRED, CLOUD, answer.text, req.language, intent=answer.intent, slots=answer.slots,
                        confidence=answer.confidence, error=error,
                        strategy="cloud")
+
+    def on_board(self, req: Request, reason: str, deferral: Deferral) -> Outcome:
+        """Answer a declined open request with the on-board general model when there is one and it speaks the
+        language, within onboard_deadline_ms; its answer never acts (intent none). Else FALLBACK."""
+        cfg = self.config
+        if self.onboard is None or deferral.decline is None or not req.language.startswith(cfg.onboard_languages):
+            return self.fallback(req, reason, deferral)
+        start = time.monotonic()
+        try:
+            reply = self.onboard.respond(req.text, history=[(t.user, t.reply) for t in req.history],
+                                         max_new_tokens=cfg.onboard_max_new_tokens,
+                                         deadline=start + cfg.onboard_deadline_ms / 1000.0)
+        except Exception as exc:  # noqa: BLE001 - the request still gets its decline
+            return self.fallback(req, f"{reason}; on-board model failed: {exc.__class__.__name__}: {exc}", deferral)
+        if reply.finish_reason not in ("end", "max_tokens") or not reply.text.strip():
+            return self.fallback(req, f"{reason}; on-board model gave no reply within onboard.deadline_ms="
+                                      f"{cfg.onboard_deadline_ms:g} ({reply.finish_reason})", deferral)
+        return Outcome(OK, ONBOARD, reply.text, req.language, intent="none", confidence=reply.confidence,
+                       strategy=reply.strategy, tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms,
+                       notes=[f"answered by the on-board model: {reason}"])
 
     def fallback(self, req: Request, reason: str, deferral: Deferral | None = None) -> Outcome:
         """Return a FALLBACK outcome: the edge's decline or a short apology in the user's language; `reason` as the
