@@ -40,6 +40,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--profile", metavar="FILE", help="profile `parallel` with pyinstrument (.html or text)")
     p.add_argument("--compare", action="store_true",
                    help="node suite: also measure a node whose decoder decides intent and slots (the baseline)")
+    p.add_argument("--strategies", nargs="+", choices=("ar", "parallel", "confident"),
+                   help="node suite: the strategies measured (default: all)")
     p.add_argument("--model-stop", dest="model_stop", type=float, default=0.9,
                    help="node suite: also measure stops with reflex.model_threshold at this value (0: skip)")
     p.add_argument("--minutes", type=float, help="soak suite: run for this long instead of -n utterances")
