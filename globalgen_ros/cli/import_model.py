@@ -1,8 +1,8 @@
 """`globalgen import`: a Hugging Face LLaMA-family directory or GGUF file as an int8 ONNX model directory.
 
 Writes the layout of models/default (config.json, model.safetensors, the model's own tokenizer.json, the
-decoder: model.int8.onnx with per-row activation quantization by default, or model.int4.onnx with 4-bit
-weight-only blocks (lossless `parallel`); manifest.json with sha256, the decoder file and the chat template);
+decoder: model.int4.onnx with 4-bit weight-only blocks by default (lossless `parallel`), or model.int8.onnx with
+per-row activation quantization (`--weights int8`); manifest.json with sha256, the decoder file and the chat template);
 needs torch, transformers and gguf (requirements/import.txt). See docs/import.md.
 """
 
@@ -22,9 +22,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("source", help="HF model directory (config.json + safetensors/bin + tokenizer) or .gguf file")
     p.add_argument("--out", required=True, help="output model directory, e.g. models/smollm2")
     p.add_argument("--weights", choices=WEIGHTS, default=DEFAULT_WEIGHTS,
-                   help="int8: int8 weights, activations quantized per row (default: faster on SmolLM2, but its "
-                        "parallel may differ from ar); int4: MatMulNBits 4-bit blocks of 32, fp32 activations "
-                        "(parallel token-identical to ar)")
+                   help="int4 (default): MatMulNBits 4-bit blocks of 32, fp32 activations (parallel "
+                        "token-identical to ar); int8: int8 weights, activations quantized per row (faster on "
+                        "SmolLM2, but its parallel may differ from ar)")
     p.add_argument("--keep-fp32", action="store_true", help="also write model.fp32.onnx (reference decoder)")
     p.add_argument("--max-len", type=int, help="cap the context (max_position_embeddings: the KV cache size)")
     p.add_argument("--no-check", action="store_true", help="skip the ONNX Runtime vs torch comparison")

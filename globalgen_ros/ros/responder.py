@@ -115,9 +115,11 @@ class Responder:
         """Destroy the publishers and drop the model."""
         for pub in (self.pub_response, self.pub_stream, self.pub_intent, self.pub_diag):
             self.node.destroy_lifecycle_publisher(pub)
-        if self.assistant is not None:
+        for model in (self.assistant, self.onboard):
+            if model is None:
+                continue
             try:
-                self.assistant.cache.close()  # flush the warm tier to the cold one (if any), release its files
+                model.cache.close()  # flush the warm tier to the cold one (if any), release its files
             except Exception as exc:  # noqa: BLE001 - shutting down: say it, keep going
                 self.log.warn(f"closing the KV cache failed: {exc.__class__.__name__}: {exc}")
         self.assistant = self.watchdog = self.onboard = None

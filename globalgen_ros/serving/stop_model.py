@@ -4,7 +4,8 @@ The word lists (reflex.py) catch stop phrases in a fraction of a millisecond, al
 without a stop word ("Kid in the road!", "要撞上了！") need language understanding: the understanding model (a few
 milliseconds, no decoding) reads every final transcript on a thread of its own, before the transcript is queued
 for the decoder, and a confident `stop` fires the same stop as the word lists, never queued behind the language
-model; the callback thread stays free for the word lists (their latency does not change with this path on).
+model; the callback thread stays free for the word lists (on 2 cores the encoder thread still slows a word-list
+stop said right after a request by ~1-3 ms at p95: README).
 Threshold: node parameter reflex.model_threshold (0 turns this path off), default measured on the blind stop lists
 (docs/model.md).
 """
