@@ -39,6 +39,21 @@ def test_intent_interval_resamples_whole_templates():
     assert lo_s < lo_u < 0.5 < hi_u < hi_s  # per-case clusters: a narrower interval
 
 
+def test_eval_expects_the_node_to_decline_an_out_of_range_number(tmp_path, capsys):
+    cases = tmp_path / "cases.jsonl"
+    rows = [{"text": "set the temperature to 35 degrees", "intent": "set_temperature", "slots": {"temperature": 35}},
+            {"text": "把温度调到二十二度", "intent": "set_temperature", "slots": {"temperature": 22}}]
+    cases.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    preds = tmp_path / "preds.jsonl"
+    assert main(["eval", str(cases), "--json", "--predictions", str(preds), "--model-dir", str(DEFAULT_MODEL)]) == 0
+    answered = [json.loads(line) for line in preds.read_text().splitlines()]
+    assert [a["expected_intent"] for a in answered] == ["none", "set_temperature"]
+    assert answered[0]["intent"] == "none" and "16" in answered[0]["response"]  # declined, saying the range
+    assert main(["eval", str(cases), "--json", "--model-only", "--predictions", str(preds),
+                 "--model-dir", str(DEFAULT_MODEL)]) == 0
+    assert [json.loads(line)["expected_intent"] for line in preds.read_text().splitlines()] == ["set_temperature"] * 2
+
+
 def test_eval_rejects_a_bad_cases_file(tmp_path, capsys):
     bad = tmp_path / "cases.jsonl"
     bad.write_text('{"text": "stop", "intent": "stop", "slots": {}}\n{"text": 5}\n')

@@ -5,7 +5,9 @@ Each line of CASES.jsonl is {"text": ..., "intent": ..., "slots": {...}} (option
 slots equal the expected ones exactly (all of them, none extra), compared case-insensitively with surrounding
 spaces, punctuation and a leading English article ignored. Cases are answered the way the node answers them:
 the stop reflex first, then the model, then the answer checks (numbers said, ranges); `--model-only` skips the
-reflex and the checks.
+reflex and the checks. So a case whose expected number is outside the schema's min/max ("set it to 35 degrees")
+is expected to be declined through the node (intent `none`, the reply says the range), and to keep its labelled
+intent with `--model-only`.
 Trust measures per language and kind: decline rate (cases whose answer is `none`), numbers not said, Latin
 spans cut inside a word, motion intents where a decline was right, false stops.
 """
@@ -177,6 +179,13 @@ def report_text(result: dict) -> str:
     return "\n".join(lines)
 
 
+def node_expectation(case: dict, schema) -> dict:
+    """Return the case as the node should answer it: out-of-range numbers are declined, never acted on."""
+    if schema.out_of_range(case["intent"], case["slots"]):
+        return dict(case, intent="none", slots={}, labelled_intent=case["intent"])
+    return case
+
+
 def model_answer(assistant, text: str) -> dict:
     """Return the model's own answer to `text` as a prediction row."""
     r = assistant.respond(text)
@@ -225,6 +234,8 @@ def run(args) -> int:
         return 2
     predictions = []
     answer = (lambda text: model_answer(assistant, text)) if args.model_only else node_rules(assistant)
+    if not args.model_only:
+        cases = [node_expectation(case, assistant.schema) for case in cases]
     for case in progress(cases, quiet=args.json):
         try:
             predictions.append(answer(case["text"]))

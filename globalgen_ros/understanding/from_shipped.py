@@ -59,7 +59,8 @@ def name_map(model: NLUModel, fp32_inits: dict[str, np.ndarray]) -> dict[str, tu
     out = {}
     for name, a in fp32_inits.items():
         hits = [(k, False) for k, p in params.items() if p.shape == a.shape and np.array_equal(p, a)]
-        hits += [(k, True) for k, p in params.items() if p.ndim == 2 and p.T.shape == a.shape and np.array_equal(p.T, a)]
+        hits += [(k, True) for k, p in params.items()
+                 if p.ndim == 2 and p.T.shape == a.shape and np.array_equal(p.T, a)]
         if len(hits) != 1:
             raise ValueError(f"initializer {name} {a.shape} matches {len(hits)} parameters")
         out[name] = hits[0]
@@ -102,6 +103,11 @@ def main(argv: list[str] | None = None) -> None:
     torch.save(model.state_dict(), args.out / "model.pt")
     np.save(args.out / "kept_ids.npy", kept)
     shutil.copyfile(args.nlu / "tokenizer.json", args.out / "tokenizer_pruned.json")
+    manifest = args.nlu.parent / "manifest.json"
+    version = json.loads(manifest.read_text())["understanding"]["version"] if manifest.is_file() else None
+    source = {"from_shipped": str(args.nlu), "version": version,
+              "nlu.int8.onnx sha256": meta.get("sha256", {}).get("nlu.int8.onnx")}
+    (args.out / "init.json").write_text(json.dumps(source, indent=1))
     print(json.dumps({"out": str(args.out), "kept": int(kept.size), "layers": meta["n_layers"]}))
 
 

@@ -77,6 +77,14 @@ def choose_int8(model: NLUModel, fp32: Path, work: Path, val: list[Encoded]) -> 
     return chosen, report
 
 
+def init_note(init: str | None) -> str | dict:
+    """What training started from: the pretrained base, a checkpoint, or the shipped model of from_shipped.py."""
+    if not init:
+        return "the pretrained base"
+    note = Path(init).parent / "init.json"
+    return json.loads(note.read_text()) if note.is_file() else init
+
+
 def write_model_dir(out: Path, onnx_path: Path, tok_path: Path, info: dict, quant: dict) -> dict:
     """Copy the int8 model and tokenizer into out/ and write nlu.json."""
     out.mkdir(parents=True, exist_ok=True)
@@ -93,8 +101,10 @@ def write_model_dir(out: Path, onnx_path: Path, tok_path: Path, info: dict, quan
         "kept_vocab_size": info["kept"],
         "held_out_families": info["held_out_families"],
         "training": {
-            "recipe": {k: recipe[k] for k in ("epochs", "batch", "max_len", "lr_enc", "lr_heads", "threads", "seed")}
-            | {"optimizer": "AdamW wd 0.01, 6 % linear warmup, linear decay, grad clip 1.0",
+            "recipe": {k: recipe.get(k) for k in ("epochs", "batch", "max_len", "lr_enc", "lr_heads", "threads", "seed",
+                                                  "ctx_pos", "ctx_none")}
+            | {"init": init_note(recipe.get("init")),
+               "optimizer": "AdamW wd 0.01, 6 % linear warmup, linear decay, grad clip 1.0",
                "loss": "CE intent + CE BIO tags + CE enum groups of the gold intent",
                "repeat_declines_near_misses": info["repeat"]},
             "steps": info["run"]["steps"],

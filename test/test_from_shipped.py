@@ -1,0 +1,60 @@
+"""Rebuilding the shipped understanding model from its int8 graph (understanding/from_shipped.py)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from globalgen_ros.understanding.export import quantize_int8, session  # noqa: E402
+from globalgen_ros.understanding.from_shipped import dequantize, rebuild  # noqa: E402
+from globalgen_ros.understanding.model import export_nlu  # noqa: E402
+from globalgen_ros.understanding.predict import Understanding  # noqa: E402
+
+NLU = Path(__file__).resolve().parents[1] / "models" / "default" / "nlu"
+TEXTS = ["导航到首都机场", "pick up the red box", "call Renée", "把温度调到二十二度", "what's the weather like", "停下"]
+
+
+@pytest.fixture(scope="module")
+def rebuilt():
+    torch.set_num_threads(2)
+    return rebuild(NLU)
+
+
+def test_the_rebuilt_model_requantizes_to_the_shipped_logits(rebuilt, tmp_path):
+    model, kept, meta = rebuilt
+    assert kept.size == meta["kept_vocab_size"] and (np.diff(kept) > 0).all()
+    shipped = Understanding(NLU)
+    again = session(quantize_int8(export_nlu(model, tmp_path / "fp32.onnx"), tmp_path / "int8.onnx"))
+    for text in TEXTS:
+        ref = shipped.run(text)
+        ids = shipped.encode(ref["norm"])[0]
+        il, tl, el = (x[0] for x in again.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)}))
+        np.testing.assert_allclose(il, ref["intent"], atol=1e-3)
+        assert (tl.argmax(-1) == ref["tags"].argmax(-1)).all()
+        np.testing.assert_allclose(el, ref["enum"], atol=1e-3)
+
+
+def test_the_rebuilt_fp32_model_agrees_with_the_shipped_int8_one(rebuilt):
+    model, _, _ = rebuilt
+    shipped = Understanding(NLU)
+    for text in TEXTS:
+        ref = shipped.run(text)
+        ids = torch.from_numpy(shipped.encode(ref["norm"])[0])
+        with torch.no_grad():
+            il, _, _ = model(ids, torch.ones_like(ids))
+        assert int(il[0].argmax()) == int(ref["intent"].argmax())
+
+
+def test_dequantize_undoes_per_column_and_transposed_quantization():
+    w = np.arange(12, dtype=np.float32).reshape(3, 4) - 5  # (K, N)
+    scale = np.abs(w).max(0) / 127  # (N,)
+    q = np.round(w / scale).astype(np.int8)
+    zero = np.zeros(4, np.int8)
+    out = dequantize({"m_quantized": q, "m_scale": scale, "m_zero_point": zero, "b": np.ones(2, np.float32),
+                      "g.weight_Transposed_quantized": q, "g.weight_Transposed_scale": scale,
+                      "g.weight_Transposed_zero_point": zero})
+    np.testing.assert_allclose(out["m"], w, atol=scale.max())
+    np.testing.assert_allclose(out["g.weight"], w.T, atol=scale.max())
+    assert set(out) == {"m", "b", "g.weight"}
