@@ -124,3 +124,15 @@ def test_model_report_scores_the_extra_case_sets(tmp_path, capsys):
     assert result["held_out"]["n"] == 3 and result["bigger"]["n"] == 5
     assert result["bigger"]["cases_sha256"] == sha256_file(more) and result["fp32_vs_int8"]
     assert (DEFAULT_MODEL / "manifest.json").read_bytes() == manifest  # --no-write leaves it alone
+
+
+def test_eval_stop_list_counts_word_list_and_model_stops(tmp_path, capsys):
+    lists = tmp_path / "stops.json"
+    lists.write_text(json.dumps({"urgent": {"en": ["stop stop stop!", "whoa, hold it!"], "zh": ["停停停"]},
+                                 "near_miss": {"en": ["stop the music"], "zh": ["停车场在哪"]}}, ensure_ascii=False))
+    assert main(["eval", str(lists), "--stop-list", "--json", "--model-dir", str(DEFAULT_MODEL)]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["urgent/en"] == {"n": 2, "words": 2, "words_or_model": 2}
+    assert report["urgent/zh"]["words"] == 1
+    assert report["near_miss/en"]["words"] == 0 and report["near_miss/zh"]["words"] == 0
+    assert all(r["words"] <= r["words_or_model"] <= r["n"] for r in report.values())

@@ -45,7 +45,29 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--model-only", action="store_true", help="the model's answers without the reflex and checks")
     p.add_argument("--no-understanding", action="store_true",
                    help="let the decoder decide intent and slots too (the model directory's nlu/ unused)")
+    p.add_argument("--stop-list", action="store_true",
+                   help='CASES is a stop list {"urgent": {lang: [...]}, "near_miss": {lang: [...]}}: report the '
+                        "stops the reflex's word lists fire, and with the model path (--stop-threshold) too")
+    p.add_argument("--stop-threshold", type=float, default=0.9,
+                   help="with --stop-list: confidence of the model path (reflex.model_threshold; default 0.9)")
     return p
+
+
+def stop_list_report(path: str | Path, model_dir: str | Path, threshold: float) -> dict:
+    """Per part and language of a stop list: n, stops by the word lists, and by word lists or the model path."""
+    from globalgen_ros.serving.reflex import StopReflex
+    from globalgen_ros.serving.stop_model import ModelStop
+    from globalgen_ros.understanding.predict import Understanding
+
+    lists = json.loads(Path(path).read_text(encoding="utf-8"))
+    reflex, model = StopReflex(), ModelStop(Understanding(Path(model_dir) / "nlu"), threshold)
+    out = {}
+    for part in ("urgent", "near_miss"):
+        for lang, texts in lists[part].items():
+            words = [reflex.matches(t) for t in texts]
+            both = [w or model.is_stop(t) for w, t in zip(words, texts, strict=True)]
+            out[f"{part}/{lang}"] = {"n": len(texts), "words": sum(words), "words_or_model": sum(both)}
+    return out
 
 
 def load_cases(path: str | Path, limit: int | None = None) -> list[dict]:
@@ -223,7 +245,14 @@ def progress(items: list, quiet: bool):
 def run(args) -> int:
     """Answer every case through the Assistant and print the accuracies."""
     from globalgen_ros.assistant import Assistant, InputError, ModelArtifactError
+    from globalgen_ros.runtime.artifacts import default_model_dir
 
+    if args.stop_list:
+        report = stop_list_report(args.cases, default_model_dir(args.model_dir), args.stop_threshold)
+        rows = [f"{k:<16} n {r['n']:>4}  words {r['words']:>4}  + model {r['words_or_model']:>4}"
+                for k, r in report.items()]
+        print(json.dumps(report) if args.json else "\n".join(rows))
+        return 0
     try:
         cases = load_cases(args.cases, args.limit)
         assistant = Assistant(args.model_dir, schema_path=args.schema, strategy=args.strategy, threads=args.threads,
