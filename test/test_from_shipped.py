@@ -58,3 +58,15 @@ def test_dequantize_undoes_per_column_and_transposed_quantization():
     np.testing.assert_allclose(out["m"], w, atol=scale.max())
     np.testing.assert_allclose(out["g.weight"], w.T, atol=scale.max())
     assert set(out) == {"m", "b", "g.weight"}
+
+
+def test_a_schema_with_a_new_intent_cannot_continue_from_the_shipped_model(tmp_path):
+    from globalgen_ros.understanding.from_shipped import check_layout
+
+    check_layout(NLU)  # the shipped schema fits
+    schema = (NLU.parents[2] / "config" / "intents.yaml").read_text()
+    extended = schema.replace("  none:\n", "  honk:\n    description: Sound the horn.\n  none:\n")
+    assert extended != schema
+    (tmp_path / "intents.yaml").write_text(extended)
+    with pytest.raises(ValueError, match="honk.*without --from-shipped"):
+        check_layout(NLU, tmp_path / "intents.yaml")

@@ -59,6 +59,10 @@ def run(args) -> int:
 
         if args.init:
             raise SystemExit("give --init or --from-shipped, not both")
+        try:
+            from_shipped.check_layout(args.from_shipped)
+        except ValueError as e:
+            raise SystemExit(f"globalgen understand: {e}") from None
         init = out / "shipped" / "model.pt"
         if not init.is_file():
             from_shipped.main(["--nlu", str(args.from_shipped), "--out", str(init.parent)])

