@@ -72,7 +72,7 @@ def decline_examples(fams: dict, names: list[str]) -> list[Example]:
 # corpus templates teach least: urgent stops with reasons and their near misses, numbers next to distractor numbers
 # and self-corrections, casual / code-switched / polite commands and casual declines.
 SUPPLEMENTS = ("urgent_stops.yaml", "numbers_in_context.yaml", "casual_commands.yaml", "paired_declines.yaml",
-               "situation_remarks.yaml", "motion_contrasts.yaml")
+               "situation_remarks.yaml", "motion_contrasts.yaml", "addressee_narratives.yaml")
 
 
 def near_miss_examples(path: Path = PHRASINGS / "near_misses.yaml", source: str = "near_misses") -> list[Example]:
