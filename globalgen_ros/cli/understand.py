@@ -27,7 +27,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("runs/nlu"), help="working directory (default runs/nlu)")
     p.add_argument("--ship", type=Path, metavar="MODEL_DIR", help="copy the result into MODEL_DIR/nlu")
-    p.add_argument("--version", default="v10", help="version recorded in the manifest with --ship")
+    p.add_argument("--version", help="version recorded in the manifest with --ship (default: the --out folder's name)")
     p.add_argument("--train-dialogues", type=int, default=30_000, help="corpus dialogues (default 30000)")
     p.add_argument("--layers", type=int, default=12)
     p.add_argument("--epochs", type=float, default=2.0)
@@ -86,7 +86,7 @@ def run(args) -> int:
     report = out / "eval.json"
     evaluate.main(["--model", str(export), "--corpus", str(corpus), "--out", str(report)])
     if args.ship:
-        ship.main(["--nlu", str(export), "--model-dir", str(args.ship), "--version", args.version,
+        ship.main(["--nlu", str(export), "--model-dir", str(args.ship), "--version", args.version or out.name,
                    "--eval", str(report)])
     result = json.loads(report.read_text(encoding="utf-8"))
     print(json.dumps({"held_out_templates": result["eval_jsonl"]["by_lang"],
