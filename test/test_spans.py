@@ -6,7 +6,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from globalgen_ros.cli.eval import cuts_a_word
-from globalgen_ros.understanding.predict import is_latin_word_char, widen_to_words
+from globalgen_ros.understanding.predict import (
+    is_latin_word_char,
+    widen_to_cjk_words,
+    widen_to_numeral,
+    widen_to_words,
+)
 
 NAMES = ["Renée", "Bjørn", "Siobhán", "O'Connor", "Jean-Luc", "Müllerstraße", "Zoë", "Łukasz", "François",
          "Nguyễn", "Ærø", "D'Angelo", "Søren", "İlkay", "Pier 39", "7-Eleven", "221B Baker Street"]
@@ -39,3 +44,27 @@ def test_a_cut_name_is_widened_to_whole_words(name, data):
     lo, hi = widen_to_words(text, a, b)
     assert lo <= a + (len(text[a:b]) - len(text[a:b].lstrip())) and hi >= b - (len(text[a:b]) - len(text[a:b].rstrip()))
     assert start <= lo and hi <= start + len(name) and not cuts_a_word(text, text[lo:hi])
+
+
+def cut(text: str, part: str) -> tuple[int, int]:
+    a = text.index(part)
+    return a, a + len(part)
+
+
+def test_a_chinese_span_is_widened_to_the_jieba_words_it_cuts():
+    for text, part, whole in [("给上官婉儿打电话", "官婉儿", "上官婉儿"), ("导航到国贸三期吧", "国贸三", "国贸三期"),
+                              ("宝宝别哭了。小智，放首儿歌", "儿", "儿歌")]:
+        a, b = widen_to_cjk_words(text, *cut(text, part))
+        assert text[a:b] == whole
+    text = "导航到西单大悦城"
+    assert widen_to_cjk_words(text, *cut(text, "西单大悦城")) == cut(text, "西单大悦城")  # whole words stay
+
+
+def test_a_number_span_is_widened_to_the_whole_numeral():
+    text = "外面三十八度 车里调到二十度"
+    a, b = widen_to_numeral(text, *cut(text, "十八"))
+    assert text[a:b] == "三十八"  # a number said (a distractor), never the 18 that was not said
+    text = "把温度调到十八点五度"
+    assert text[slice(*widen_to_numeral(text, *cut(text, "十八")))] == "十八点五"
+    text = "set it to 21 please"
+    assert widen_to_numeral(text, *cut(text, "21")) == cut(text, "21")

@@ -28,6 +28,38 @@ def is_latin_word_char(ch: str) -> bool:
     return unicodedata.category(ch)[0] == "L" and "LATIN" in unicodedata.name(ch, "")
 
 
+NUMERAL_CHARS = set("0123456789０１２３４５６７８９零〇一二两三四五六七八九十百千万点.．")
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+
+
+def widen_to_cjk_words(text: str, a: int, b: int) -> tuple[int, int]:
+    """Extend [a, b) so it never cuts inside a Chinese word as jieba segments the utterance (上官婉儿, not 官婉儿)."""
+    import jieba
+
+    pos = 0
+    for word in jieba.lcut(text, HMM=False):
+        s, e = pos, pos + len(word)
+        pos = e
+        if all(is_cjk(ch) for ch in word):
+            if s < a < e:
+                a = s
+            if s < b < e:
+                b = e
+    return a, b
+
+
+def widen_to_numeral(text: str, a: int, b: int) -> tuple[int, int]:
+    """Extend [a, b) over the numeral it cuts (十八 inside 三十八 is 38, a number said, not 18)."""
+    while a > 0 and text[a - 1] in NUMERAL_CHARS and text[a] in NUMERAL_CHARS:
+        a -= 1
+    while b < len(text) and text[b] in NUMERAL_CHARS and text[b - 1] in NUMERAL_CHARS:
+        b += 1
+    return a, b
+
+
 def widen_to_words(text: str, a: int, b: int) -> tuple[int, int]:
     """Strip surrounding whitespace, then extend [a, b) so it never cuts inside a Latin-script word."""
     while a < b and text[a].isspace():
@@ -111,6 +143,10 @@ class Understanding:
             a, b = widen_to_words(text, a, b)
             if a >= b:
                 continue
+            if types[name] == "number":
+                a, b = widen_to_numeral(text, a, b)
+            elif is_cjk(text[a]) or is_cjk(text[b - 1]):
+                a, b = widen_to_cjk_words(text, a, b)
             if types[name] == "number":
                 said = numbers_said(text[a:b])
                 if not said:
