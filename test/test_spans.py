@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from globalgen_ros.cli.eval import cuts_a_word
+from globalgen_ros.cli.eval import cuts_a_chinese_word, cuts_a_word
 from globalgen_ros.understanding.predict import (
     is_latin_word_char,
     widen_to_cjk_words,
@@ -68,3 +68,9 @@ def test_a_number_span_is_widened_to_the_whole_numeral():
     assert text[slice(*widen_to_numeral(text, *cut(text, "十八")))] == "十八点五"
     text = "set it to 21 please"
     assert widen_to_numeral(text, *cut(text, "21")) == cut(text, "21")
+
+
+def test_a_chinese_span_that_starts_or_ends_inside_a_jieba_word_counts_as_cut():
+    assert cuts_a_chinese_word("给上官婉儿打电话", "官婉儿") and cuts_a_chinese_word("我想听周杰伦的歌", "周杰")
+    assert not cuts_a_chinese_word("给上官婉儿打电话", "上官婉儿")
+    assert not cuts_a_chinese_word("我想听周杰伦的歌", "周杰伦")

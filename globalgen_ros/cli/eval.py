@@ -9,7 +9,8 @@ reflex and the checks. So a case whose expected number is outside the schema's m
 is expected to be declined through the node (intent `none`, the reply says the range), and to keep its labelled
 intent with `--model-only`.
 Trust measures per language and kind: decline rate (cases whose answer is `none`), numbers not said, Latin
-spans cut inside a word, motion intents where a decline was right, false stops.
+spans cut inside a word, Chinese spans starting or ending inside a jieba word, motion intents where a decline was
+right, false stops.
 """
 
 from __future__ import annotations
@@ -138,6 +139,18 @@ def cuts_a_word(text: str, value: str) -> bool:
     return bool(starts) and all(joined(i - 1, i) or joined(i + len(v) - 1, i + len(v)) for i in starts)
 
 
+def cuts_a_chinese_word(text: str, value: str) -> bool:
+    """Return True if `value` occurs in `text` only starting or ending inside a jieba word (官婉儿 of 上官婉儿)."""
+    import jieba
+
+    bounds, pos = {0}, 0
+    for word in jieba.lcut(text, HMM=False):
+        pos += len(word)
+        bounds.add(pos)
+    starts = [i for i in range(len(text)) if text.startswith(value, i)] if value else []
+    return bool(starts) and all(i not in bounds or i + len(value) not in bounds for i in starts)
+
+
 def _cjk(ch: str) -> bool:
     return detect_language(ch) == "zh"
 
@@ -158,6 +171,8 @@ def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS) -> dict:
                                 if k in number_slots),
         "latin_spans_cut": sum(cuts_a_word(c["text"], v) for c, p in pairs for k, v in p["slots"].items()
                                if k not in number_slots and not _cjk(v[:1] or "a")),
+        "chinese_spans_cut": sum(cuts_a_chinese_word(c["text"], v) for c, p in pairs for k, v in p["slots"].items()
+                                 if k not in number_slots and _cjk(v[:1] or "a")),
     }
 
 
@@ -192,12 +207,12 @@ def score(cases: list[dict], predictions: list[dict], number_slots=NUMBER_SLOTS)
 def report_text(result: dict) -> str:
     rows = [("all", result)] + list(result["by_language"].items()) + list(result.get("by_kind", {}).items())
     lines = [f"{'split':<28} {'n':>5} {'intent':>8} {'slots':>8} {'exact':>8} {'decline':>8} {'motion':>6} "
-             f"{'f.stop':>6} {'num!':>5} {'cut':>4}"]
+             f"{'f.stop':>6} {'num!':>5} {'cut':>4} {'zh cut':>6}"]
     for name, r in rows:
         decline = f"{r['decline_rate']:.1%}" if r["decline_rate"] is not None else "-"
         lines.append(f"{name:<28} {r['n']:>5} {r['intent_accuracy']:>8.2%} {r['slot_accuracy']:>8.2%} "
                      f"{r['exact']:>8.2%} {decline:>8} {r['motion_where_decline']:>6} {r['false_stops']:>6} "
-                     f"{r['numbers_not_said']:>5} {r['latin_spans_cut']:>4}")
+                     f"{r['numbers_not_said']:>5} {r['latin_spans_cut']:>4} {r['chinese_spans_cut']:>6}")
     return "\n".join(lines)
 
 
