@@ -19,6 +19,7 @@ from tokenizers import Tokenizer
 from globalgen_ros.grounding.numbers import numbers_said
 from globalgen_ros.understanding.labels import ABSENT, Layout, decode_bio
 from globalgen_ros.understanding.normalise import normalise, to_original_span
+from globalgen_ros.watchdog.language import is_cjk
 
 
 def is_latin_word_char(ch: str) -> bool:
@@ -29,10 +30,6 @@ def is_latin_word_char(ch: str) -> bool:
 
 
 NUMERAL_CHARS = set("0123456789０１２３４５６７８９零〇一二两三四五六七八九十百千万点.．")
-
-
-def is_cjk(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
 
 
 def widen_to_cjk_words(text: str, a: int, b: int) -> tuple[int, int]:
