@@ -141,14 +141,10 @@ def cuts_a_word(text: str, value: str) -> bool:
 
 def cuts_a_chinese_word(text: str, value: str) -> bool:
     """Return True if `value` occurs in `text` only starting or ending inside a jieba word (官婉儿 of 上官婉儿)."""
-    import jieba
+    from globalgen_ros.understanding.predict import widen_to_cjk_words
 
-    bounds, pos = {0}, 0
-    for word in jieba.lcut(text, HMM=False):
-        pos += len(word)
-        bounds.add(pos)
     starts = [i for i in range(len(text)) if text.startswith(value, i)] if value else []
-    return bool(starts) and all(i not in bounds or i + len(value) not in bounds for i in starts)
+    return bool(starts) and all(widen_to_cjk_words(text, i, i + len(value)) != (i, i + len(value)) for i in starts)
 
 
 def _cjk(ch: str) -> bool:

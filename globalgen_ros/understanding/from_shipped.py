@@ -82,7 +82,7 @@ def name_map(model: NLUModel, fp32_inits: dict[str, np.ndarray]) -> dict[str, tu
 def rebuild(nlu: Path) -> tuple[NLUModel, np.ndarray, dict]:
     """The shipped model as a torch NLUModel with dequantized weights, its kept ids and its nlu.json."""
     meta = json.loads((nlu / "nlu.json").read_text())
-    layout = Layout.from_json({k: meta[k] for k in ("intents", "tags", "enums", "slot_types")})
+    layout = Layout.from_json(meta)
     kept = recover_kept(nlu / "tokenizer.json")
     assert kept.size == meta["kept_vocab_size"], "tokenizer and nlu.json disagree on the vocabulary size"
     model = build_model(layout, meta["n_layers"], kept).eval()
