@@ -23,9 +23,12 @@ import jieba
 import opencc
 import yaml
 
+from globalgen_ros.serving.homophones import sounds_like
+
 MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex match
+MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the road!", "前面有小孩！"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
-         "not_before", "question")
+         "not_before", "question", "imminent", "negation")
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
 _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P<mark>\S)")
@@ -34,6 +37,7 @@ _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P
 _DETERMINERS = frozenset("the a an my your his her our their that this some".split())
 _COPULAS = frozenset("is are was were isn't aren't wasn't has have got keeps".split())
 _WH = frozenset("what's whats who's where's how's when's why's".split())
+_FIRST_PERSON = frozenset("i i'm im i'll we we're we'll let's".split())  # "i'm gonna hit the gym" is no warning
 
 
 def _clause_word(word: str) -> bool:
@@ -70,9 +74,13 @@ def units(text: str) -> list[Unit]:
             parts = m.group("word").split("-")
             stutter = len(parts) > 1 and all(parts[-1].startswith(p) for p in parts[:-1])
             out.append(Unit(parts[-1] if stutter else m.group("word"), True))  # "s-s-stop" is "stop"
-        elif out and unicodedata.category(m.group("mark"))[0] in "PS":
-            out[-1].pause = True
+        elif out and unicodedata.category(m.group("mark"))[0] in "PS" and not _quote(m.group("mark")):
+            out[-1].pause = True  # quotes and brackets are no pause: play "Stop" by the Spice Girls
     return out
+
+
+def _quote(mark: str) -> bool:
+    return mark in "\"'`" or unicodedata.category(mark) in ("Ps", "Pe", "Pi", "Pf")
 
 
 def _is_cjk(unit: str) -> bool:
@@ -140,6 +148,8 @@ class StopReflex:
         """Replace the word lists (live parameter update)."""
         self._lists = {kind: _index(words.get(kind, [])) for kind in KINDS}
         self._known = {w for index in self._lists.values() for phrase in index.values() for p in phrase for w in p}
+        self._cjk_known = "".join(sorted({ch for kind in ("stop", "halt") for p in words.get(kind, [])
+                                          for ch in _T2S.convert(p) if _is_cjk(ch)}))
 
     def matches(self, text: str) -> bool:
         """Return True if the utterance is a stop command (see the module docstring)."""
@@ -147,7 +157,32 @@ class StopReflex:
             return False
         u = self._destutter(units(text))
         question = text.rstrip().endswith(("?", "？"))
-        return bool(u) and (self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question))
+        if not u:
+            return False
+        if self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question):
+            return True
+        if self._warns(u, question, text.rstrip().endswith(("!", "！"))):
+            return True
+        heard = sounds_like(_T2S.convert(text), self._cjk_known)  # ASR homophones: 挺挺挺, 杀车杀车
+        if heard == _T2S.convert(text) or sum(map(_is_cjk, heard)) < 2:  # a lone 听 is no stop
+            return False
+        return self._fires(self._destutter(units(heard)), 0, "lead", {}, question, strict=True)
+
+    def _warns(self, u: list[Unit], question: bool, exclaimed: bool) -> bool:
+        """Return True for a warning of danger without a stop word: an `imminent` phrase ("you're about to hit",
+        "it's got my hand", "要撞上了"), or a hazard that is exclaimed in a short utterance ("kid in the road!",
+        "前面有小孩！") or said twice ("有人！有人！", "deer deer"). Never for a question, an utterance that says not
+        to stop ("don't brake, there's a truck behind us") or a long one."""
+        if question or len(u) > MAX_WARNING_UNITS or self._asks(u, 0):
+            return False
+        starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
+        if any(self._match(u, k, kind) for j in starts for k in self._match(u, j, "negation")
+               for kind in ("stop", "halt")):
+            return False
+        if any(self._match(u, k, "imminent") and (k == 0 or u[k - 1].text not in _FIRST_PERSON) for k in starts):
+            return True
+        said = [tuple(x.text for x in u[k:j]) for k in starts for j in self._match(u, k, "hazard")]
+        return bool(said) and (exclaimed or len(said) > len(set(said)))
 
     def _stop_after_warning(self, u: list[Unit], question: bool) -> bool:
         """Return True if a stop phrase that completes the utterance follows a warning: a pause ("there's a kid —
@@ -168,21 +203,36 @@ class StopReflex:
         return False
 
     def _destutter(self, u: list[Unit]) -> list[Unit]:
-        """Read "stopp" / "stooop" as "stop" and drop a cut-off start of the next word ("sto stop")."""
+        """Read "stopp" / "stooop" as "stop", "stopstop" as "stop stop", and drop cut-off starts of the next word
+        ("sto stop", "st st stop")."""
+        split: list[Unit] = []
         for x in u:
             squeezed = re.sub(r"(.)\1+", r"\1", x.text)
             if x.text not in self._known and squeezed in self._known:
                 x.text = squeezed
-        return [x for k, x in enumerate(u) if not (k + 1 < len(u) and x.text.isalpha() and not _is_cjk(x.text[0])
-                                                   and u[k + 1].text.startswith(x.text) and x.text != u[k + 1].text
-                                                   and u[k + 1].text in self._known)]
+            run = re.fullmatch(r"([a-z]{3,}?)\1+", x.text)
+            if x.text not in self._known and run and run.group(1) in self._known:
+                split += [Unit(run.group(1), True) for _ in range(len(x.text) // len(run.group(1)))]
+                split[-1].pause = x.pause
+            else:
+                split.append(x)
+        u, kept = split, []
+        for x in reversed(u):  # from the end, so that every cut-off start before a known word goes
+            if not (kept and x.text.isalpha() and not _is_cjk(x.text[0]) and x.text not in self._known
+                    and kept[-1].text.startswith(x.text) and kept[-1].text in self._known):
+                kept.append(x)
+        u = kept[::-1]
+        # "stop the the car", "stop the car stop the": a doubled or a cut-off last article is dropped
+        return [x for k, x in enumerate(u) if not (x.text in _DETERMINERS and (
+            (k + 1 < len(u) and u[k + 1].text == x.text) or (k == len(u) - 1 and k > 0)))]
 
     def _match(self, u: list[Unit], i: int, kind: str) -> list[int]:
         """Return the ends of the `kind` phrases that match at unit i and end on a word boundary."""
         ends = []
         for phrase in self._lists[kind].get(u[i].text, ()) if i < len(u) else ():
             j = i + len(phrase)
-            if tuple(x.text for x in u[i:j]) == phrase and (u[j - 1].word_end or self._repeats(u, j, kind)):
+            if tuple(x.text for x in u[i:j]) == phrase and (u[j - 1].word_end or self._repeats(u, j, kind)
+                                                             or kind == "imminent"):  # 要撞 in 要/撞墙
                 ends.append(j)
         return ends
 
@@ -192,19 +242,21 @@ class StopReflex:
         return any(tuple(x.text for x in u[j:j + len(p)]) == p
                    for k in {"stop", "halt", kind} for p in self._lists[k].get(first, ()))
 
-    def _fires(self, u: list[Unit], i: int, state: str, memo: dict, question: bool = False) -> bool:
+    def _fires(self, u: list[Unit], i: int, state: str, memo: dict, question: bool = False,
+               strict: bool = False) -> bool:
         """Return True if u[i:] completes a stop command; state: "lead" (nothing said yet), "stop" (a stop phrase
-        was said), "alarm" (only alarm words: a stop if nothing else, or a hazard, follows)."""
+        was said), "alarm" (only alarm words: a stop if nothing else, or a hazard, follows). `strict`: only stop
+        phrases and fillers to the end (for text read by sound, where a clause may be a misheard word)."""
         key = (i, state)
         if key not in memo:
             memo[key] = False  # every step consumes units, so no cycle can reach this entry
             end = self._name_then_pause(u, i) if state == "lead" else 0
             if end:  # "小智，别动", "robbie, stop"
-                if self._fires(u, end, "lead", memo, question):
+                if self._fires(u, end, "lead", memo, question, strict):
                     memo[key] = True
                     return True
             if state == "lead" and (end := self._repeated(u, i)):  # "wait wait wait", "等等等等"
-                if self._fires(u, end, "alarm", memo, question):
+                if self._fires(u, end, "alarm", memo, question, strict):
                     memo[key] = True
                     return True
             steps = {"lead": (("halt", "halt"), ("stop", "stop"), ("alarm", "alarm"), ("lead", "lead"),
@@ -212,12 +264,13 @@ class StopReflex:
                      "stop": (("halt", "halt"), ("stop", "stop"), ("filler", "stop"), ("alarm", "stop")),
                      "halt": (("halt", "halt"), ("stop", "stop"), ("filler", "halt"), ("alarm", "stop")),
                      "alarm": (("halt", "halt"), ("stop", "stop"), ("alarm", "alarm"), ("filler", "alarm"))}[state]
-            if state != "lead" and (i == len(u) or (state != "alarm" and u[i - 1].pause) or self._hazard(u, i)
-                                    or (state != "alarm" and self._reason(u, i))
-                                    or (state == "halt" and self._chinese_clause(u, i, question))):
+            if state != "lead" and (i == len(u) or (not strict and (
+                    (state != "alarm" and u[i - 1].pause) or self._hazard(u, i)
+                    or (state != "alarm" and self._reason(u, i))
+                    or (state == "halt" and self._chinese_clause(u, i, question))))):
                 memo[key] = True
             else:
-                memo[key] = any(self._fires(u, j, after, memo, question)
+                memo[key] = any(self._fires(u, j, after, memo, question, strict)
                                 for kind, after in steps for j in self._match(u, i, kind))
         return memo[key]
 
@@ -265,8 +318,12 @@ class StopReflex:
         return not question and not self._asks(u, i)
 
     def _asks(self, u: list[Unit], i: int) -> bool:
-        """Return True if a `question` word starts on a word boundary anywhere from unit i on."""
-        return any((k == 0 or u[k - 1].word_end) and self._match(u, k, "question") for k in range(i, len(u)))
+        """Return True if a `question` word starts on a word boundary anywhere from unit i on, outside the lead and
+        filler words (天哪 is no question)."""
+        said = {k for j in range(len(u)) for kind in ("lead", "filler") for end in self._match(u, j, kind)
+                for k in range(j + 1, end)}
+        return any((k == 0 or u[k - 1].word_end) and k not in said and self._match(u, k, "question")
+                   for k in range(i, len(u)))
 
     def _hazard(self, u: list[Unit], i: int) -> bool:
         """Return True if a hazard phrase starts on a word boundary anywhere from unit i on."""
