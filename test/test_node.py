@@ -323,8 +323,8 @@ def test_stop_on_partial_fires_once(node):
 def test_a_stop_the_word_lists_miss_fires_from_the_understanding_model_on_the_final_only(node):
     c = node.client
     node.set_ok(reflex__model_threshold=0.9)
-    uid, _ = c.send("cease all motion", is_final=False)  # partials: word lists only
-    c.send("Cease all motion", utterance_id=uid)
+    uid, _ = c.send("end all motion", is_final=False)  # partials: word lists only
+    c.send("End all motion", utterance_id=uid)
     final = c.wait_final(uid, 10.0)
     assert (final.status, final.source, final.intent, final.strategy) == (Response.STATUS_OK, "reflex", "stop",
                                                                           "reflex_model")
@@ -338,7 +338,7 @@ def test_a_stop_from_the_understanding_model_does_not_wait_behind_queued_request
     c = node.client
     node.set_ok(reflex__model_threshold=0.9)
     uids = [c.send("navigate to the central library")[0] for _ in range(12)]
-    stop_uid, _ = c.send("Cease all motion")
+    stop_uid, _ = c.send("End all motion")
     c.spin_until(lambda: all(u in c.finals for u in [*uids, stop_uid]) and stop_uid in c.intents, 60.0,
                  "all final responses")
     stop = c.intents[stop_uid][0][1]

@@ -12,7 +12,7 @@ MODEL = Understanding("models/default/nlu")
 WORDS = StopReflex()
 
 
-@pytest.mark.parametrize("text", ["halt the vehicle immediately", "cease all motion"])
+@pytest.mark.parametrize("text", ["halt the vehicle immediately", "end all motion"])
 def test_stops_the_word_lists_miss_are_caught_by_the_model(text):
     assert not WORDS.matches(text)
     assert ModelStop(MODEL, 0.9).is_stop(text)
@@ -25,8 +25,8 @@ def test_questions_titles_and_commands_are_no_model_stops(text):
 
 
 def test_the_path_is_off_without_a_model_or_with_threshold_zero_and_for_long_text():
-    assert not ModelStop(None, 0.9).is_stop("cease all motion")
-    assert not ModelStop(MODEL, 0.0).is_stop("cease all motion")
+    assert not ModelStop(None, 0.9).is_stop("end all motion")
+    assert not ModelStop(MODEL, 0.0).is_stop("end all motion")
     assert not ModelStop(MODEL, 0.9).is_stop("cease all motion " + "x" * MAX_MODEL_STOP_CHARS)
     assert not ModelStop(MODEL, 0.9).is_stop("   ")
 

@@ -92,7 +92,7 @@ def measure_strategy(session, strategy: str, prompts: list[str], warmup: int) ->
 
 
 WORD_STOPS = ("stop", "停车")  # caught by the word lists
-MODEL_STOPS = ("Cease all motion", "立即中止所有动作")  # no listed stop phrase: only the model stops these
+MODEL_STOPS = ("End all motion", "立即中止所有动作")  # no listed stop phrase: only the model stops these
 
 
 def set_param(session, name: str, value) -> None:
