@@ -12,10 +12,7 @@ from functools import lru_cache
 
 from pypinyin import lazy_pinyin
 
-
-def _is_han(ch: str) -> bool:
-    code = ord(ch)
-    return 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0xF900 <= code <= 0xFAFF
+from globalgen_ros.watchdog.language import is_cjk
 
 
 @lru_cache(maxsize=8)
@@ -29,7 +26,7 @@ def _by_sound(known: str) -> dict[str, str]:
 
 def sounds_like(text: str, known: str) -> str:
     """Return text with each Chinese character outside `known` that sounds like one inside it replaced by it."""
-    if not any(_is_han(ch) for ch in text):
+    if not any(map(is_cjk, text)):
         return text
     sounds = _by_sound(known)
-    return "".join(sounds.get(lazy_pinyin(ch)[0], ch) if _is_han(ch) and ch not in known else ch for ch in text)
+    return "".join(sounds.get(lazy_pinyin(ch)[0], ch) if is_cjk(ch) and ch not in known else ch for ch in text)

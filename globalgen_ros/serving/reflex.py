@@ -163,8 +163,9 @@ class StopReflex:
             return True
         if self._warns(u, question, text.rstrip().endswith(("!", "！"))):
             return True
-        heard = sounds_like(_T2S.convert(text), self._cjk_known)  # ASR homophones: 挺挺挺, 杀车杀车
-        if heard == _T2S.convert(text) or sum(map(_is_cjk, heard)) < 2:  # a lone 听 is no stop
+        simplified = _T2S.convert(text)
+        heard = sounds_like(simplified, self._cjk_known)  # ASR homophones: 挺挺挺, 杀车杀车
+        if heard == simplified or sum(map(_is_cjk, heard)) < 2:  # a lone 听 is no stop
             return False
         return self._fires(self._destutter(units(heard)), 0, "lead", {}, question, strict=True)
 
