@@ -18,10 +18,11 @@ from globalgen_ros.decoding.datastore import NgramDatastore
 from globalgen_ros.decoding.engine import STRATEGIES, DecodeOptions, Decoder, GenerationStats
 from globalgen_ros.runtime.artifacts import ModelArtifactError, is_imported, load_artifacts
 from globalgen_ros.runtime.constraints import ForcedPrefix, HeaderConstraint, SchemaTries
-from globalgen_ros.runtime.format import detect_language, header_tokens, parse_output, prompt_tokens
+from globalgen_ros.runtime.format import header_tokens, parse_output, prompt_tokens
 from globalgen_ros.runtime.onnx_model import OnnxModel
 from globalgen_ros.runtime.tokenizer import Tokenizer, TokenizerError
 from globalgen_ros.schema import load_schema
+from globalgen_ros.watchdog.language import detect_language, is_ideograph, language_code
 
 DRAFTS_FILE = "drafts.npz"
 NLU_DIR = "nlu"  # the understanding model inside a model directory (globalgen_ros/understanding/)
@@ -95,7 +96,7 @@ def cache_config(cache: CacheConfig | dict | None, max_len: int) -> CacheConfig:
 
 def cjk_tokens(tok: Tokenizer) -> np.ndarray:
     """Return (V,) bool: which tokens spell a CJK character (the template drafter's language test)."""
-    return np.array([detect_language(tok.token_text(i)) == "zh" for i in range(tok.vocab_size)], bool)
+    return np.array([any(map(is_ideograph, tok.token_text(i))) for i in range(tok.vocab_size)], bool)
 
 
 def decoding_options(strategy: str, options: dict) -> DecodeOptions:
@@ -247,7 +248,7 @@ class Assistant:
         elif decided and header == "understanding+copy":
             confidence = nlu["confidence"]
         return Reply(intent=parsed.intent if valid else "none", slots=parsed.slots if valid else {},
-                     text=parsed.reply, language=detect_language(text),
+                     text=parsed.reply, language=language_code(detect_language(text)),
                      confidence=confidence, tokens=len(gen.tokens),
                      forwards=gen.stats.forwards, latency_ms=(time.perf_counter() - t0) * 1e3,
                      ttft_ms=gen.stats.ttft_ms, finish_reason=gen.finish_reason,
@@ -260,10 +261,11 @@ class Assistant:
         from globalgen_ros.corpus.templates import BUILT_IN
         from globalgen_ros.corpus.templates import reply as template_reply
 
-        lang = detect_language(text)
+        lang = language_code(detect_language(text))
         texts = [v for k, v in slots.items() if self.schema[intent].slot(k).type == "text"]
         known = intent in BUILT_IN or intent == "none"  # an intent added since: the decoder never learnt its reply
-        if known and detect_language(reply) == lang and all(v.casefold() in reply.casefold() for v in texts):
+        same_language = language_code(detect_language(reply)) == lang
+        if known and same_language and all(v.casefold() in reply.casefold() for v in texts):
             return reply
 
         try:

@@ -11,10 +11,14 @@ from globalgen_ros.corpus.build import TEXT_KINDS, Builder, all_templates, expan
 from globalgen_ros.corpus.noise import en_number, zh_number
 from globalgen_ros.corpus.phrasings import LANGS, PhrasingError, load_file, phrasing_files, placeholders
 from globalgen_ros.corpus.phrasings import load as load_phrasings
-from globalgen_ros.runtime.format import detect_language
 from globalgen_ros.schema import load_schema
+from globalgen_ros.watchdog.language import detect_language, language_code
 
 NATURAL = "globalgen_ros/corpus/natural_cases.jsonl"
+
+
+def lang(text: str) -> str:
+    return language_code(detect_language(text))
 
 
 def read(path):
@@ -209,12 +213,11 @@ def test_every_intent_in_both_languages_with_valid_slots(small_corpus, schema):
     seen = set()
     for dialogue in read(small_corpus / "train.jsonl"):
         for t in dialogue["turns"]:
-            lang = detect_language(t["user"])
-            seen.add((t["intent"], lang))
+            seen.add((t["intent"], lang(t["user"])))
             assert schema.validate_output(t["intent"], t["slots"]) == []
             for name in free_text_values(t["slots"], schema, t["intent"]):
                 assert name in t["user"].casefold()  # free-text values are words of the transcript
-            assert t["reply"] and detect_language(t["reply"]) == ("zh" if detect_language(t["user"]) == "zh"
+            assert t["reply"] and lang(t["reply"]) == ("zh" if lang(t["user"]) == "zh"
                                                                    or t["reply"][0] >= "\u4e00" else "en")
     assert seen >= {(name, lang) for name in schema.names for lang in ("zh", "en")}
 
@@ -236,6 +239,6 @@ def test_natural_cases_are_valid(schema):
 
     cases = [json.loads(line) for line in (Path(__file__).parents[1] / NATURAL).read_text().splitlines()]
     assert len(cases) >= 60
-    assert {detect_language(c["text"]) for c in cases} == {"zh", "en"}
+    assert {lang(c["text"]) for c in cases} == {"zh", "en"}
     for c in cases:
         assert schema.validate_output(c["intent"], c["slots"]) == [], c

@@ -3,7 +3,6 @@
 from model_fixtures import *  # noqa: F403 (fixtures)
 
 from globalgen_ros.runtime.format import (
-    detect_language,
     find_span,
     header_tokens,
     parse_output,
@@ -62,8 +61,3 @@ def test_parse_partial_and_garbage():
     p = parse_output("<|intent|>navigate<|slot|>destination<|value|> 西单")
     assert (p.intent, p.slots, p.complete) == ("navigate", {"destination": "西单"}, False)
     assert parse_output("").intent == "none"
-
-
-def test_detect_language():
-    assert detect_language("导航到Golden Gate") == "zh"
-    assert detect_language("go home") == "en"

@@ -148,7 +148,8 @@ def test_any_text_is_handled(text):
 
 
 @pytest.mark.parametrize("text, language", [("导航到西单", "zh-CN"), ("navigate home", "en-US"), ("123 !", "en-US"),
-                                            ("call 王伟", "zh-CN"), ("", "en-US")])
+                                            ("call 王伟", "zh-CN"), ("", "en-US"),
+                                            ("ok！", "en-US"), ("？！", "zh-CN"), ("導航到臺北", "zh-CN")])
 def test_detect_language(text, language):
     assert detect_language(text) == language
 

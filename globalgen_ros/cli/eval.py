@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from globalgen_ros.runtime.format import detect_language
+from globalgen_ros.watchdog.language import detect_language, is_ideograph, language_code
 
 PUNCT = " \t.,!?;:。，！？；：、\"'“”‘’"
 MOTION = {"navigate", "robot_move", "robot_go_to", "robot_pick", "robot_place"}
@@ -89,7 +89,7 @@ def load_cases(path: str | Path, limit: int | None = None) -> list[dict]:
                 case.get("intent"), str) or not isinstance(case.get("slots", {}), dict):
             raise CasesError(f'{path}:{n}: expected {{"text": str, "intent": str, "slots": {{...}}}}')
         case.setdefault("slots", {})
-        case.setdefault("lang", detect_language(case["text"]))
+        case.setdefault("lang", language_code(detect_language(case["text"])))
         cases.append(case)
         if limit and len(cases) >= limit:
             break
@@ -148,7 +148,7 @@ def cuts_a_chinese_word(text: str, value: str) -> bool:
 
 
 def _cjk(ch: str) -> bool:
-    return detect_language(ch) == "zh"
+    return is_ideograph(ch)
 
 
 def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS) -> dict:
@@ -237,7 +237,7 @@ def node_rules(assistant):
         if reflex.matches(text):
             return {"text": text, "intent": "stop", "slots": {}, "response": "", "source": "reflex"}
         row = model_answer(assistant, text)
-        lang = "zh-CN" if detect_language(text) == "zh" else "en-US"
+        lang = detect_language(text)
         checked = check_answer(Outcome(OK, EDGE, row["response"], lang, intent=row["intent"], slots=row["slots"]),
                                text, assistant.schema)
         return dict(row, intent=checked.intent, slots=checked.slots, response=checked.text, notes=checked.notes)

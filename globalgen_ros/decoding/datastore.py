@@ -182,7 +182,8 @@ def corpus_turns(train_jsonl: str | os.PathLike):
 
 def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int | None = None):
     """Yield (language, <|assistant|> + output tokens (header, reply, <|end|>)) of each training turn."""
-    from globalgen_ros.runtime.format import detect_language, turn_tokens
+    from globalgen_ros.runtime.format import turn_tokens
+    from globalgen_ros.watchdog.language import detect_language, language_code
 
     n = 0
     for turn in corpus_turns(train_jsonl):
@@ -190,7 +191,7 @@ def corpus_outputs(train_jsonl: str | os.PathLike, tokenizer, schema, limit: int
             ids, start = turn_tokens(tokenizer, schema, turn["user"], turn["intent"], turn["slots"], turn["reply"])
         except ValueError:  # a slot value that is not a span of the transcript: not a valid target
             continue
-        yield detect_language(turn["user"]), ids[start - 1:]
+        yield language_code(detect_language(turn["user"])), ids[start - 1:]
         n += 1
         if limit is not None and n >= limit:
             return

@@ -36,9 +36,9 @@ from globalgen_ros.importer.chat import ChatFormat
 from globalgen_ros.importer.plain import AnyToken
 from globalgen_ros.importer.prompt import Decision, decide, system_prompt
 from globalgen_ros.runtime.artifacts import load_artifacts, shipped_model_dir
-from globalgen_ros.runtime.format import detect_language
 from globalgen_ros.runtime.onnx_model import OnnxModel
 from globalgen_ros.schema import load_schema
+from globalgen_ros.watchdog.language import detect_language, language_code
 
 MAX_TURNS = 8  # earlier (user, reply) turns a session keeps (older ones are dropped first when they do not fit)
 DATASTORE_CONTEXT = 3  # prompt tokens before the reply filed with it in the datastore (the reply's opening context)
@@ -158,7 +158,8 @@ class ChatAssistant(Assistant):
                 self._pending = pending
             else:
                 self._remember(*pending)
-        return Reply(intent=decision.intent, slots=decision.slots, text=reply, language=detect_language(text),
+        language = language_code(detect_language(text))
+        return Reply(intent=decision.intent, slots=decision.slots, text=reply, language=language,
                      confidence=decision.confidence, tokens=len(gen.tokens), forwards=gen.stats.forwards,
                      latency_ms=(time.perf_counter() - t0) * 1e3, ttft_ms=gen.stats.ttft_ms,
                      finish_reason=gen.finish_reason, strategy=gen.stats.strategy,

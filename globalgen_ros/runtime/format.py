@@ -6,7 +6,6 @@ the header is `<|intent|>NAME` then `<|slot|>SLOT<|value|>VALUE` for each presen
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 # Ids 0..8 in this order in every tokenizer we train (tokenizer.json is the source of truth at run time).
@@ -14,7 +13,6 @@ SPECIAL_TOKENS = ["<|bos|>", "<|user|>", "<|assistant|>", "<|intent|>", "<|slot|
                   "<|end|>", "<|pad|>"]
 BOS, USER, ASSISTANT, INTENT, SLOT, VALUE, REPLY, END, PAD = SPECIAL_TOKENS
 N_SPECIAL, END_ID = len(SPECIAL_TOKENS), SPECIAL_TOKENS.index(END)
-CJK_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 MAX_NUMBER_DIGITS = 4
 
 
@@ -24,11 +22,6 @@ class Parsed:
     slots: dict[str, str] = field(default_factory=dict)
     reply: str = ""
     complete: bool = False  # the header was closed by <|reply|>
-
-
-def detect_language(text: str) -> str:
-    """Return 'zh' if the text has Chinese characters, else 'en'."""
-    return "zh" if CJK_RE.search(text) else "en"
 
 
 def user_tokens(tok, text: str) -> list[int]:

