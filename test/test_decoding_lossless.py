@@ -143,7 +143,7 @@ def test_confident_stays_valid_and_reports_unverified(assistant):
 def test_confident_does_not_draft_for_nothing_before_a_header_choice(assistant):
     """A header choice is always verified, so `confident` asks no drafter for unverified tokens there."""
     from globalgen_ros.decoding.confident import ThresholdSchedule, extend_confident
-    from globalgen_ros.decoding.engine import GenerationStats, Run
+    from globalgen_ros.decoding.step import GenerationStats, Run
 
     class Counting:
         source = "count"

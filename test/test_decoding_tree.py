@@ -93,8 +93,8 @@ def test_step_positions_share_depth():
 
 
 def test_free_text_never_picks_a_special_token_but_end():
-    from globalgen_ros.decoding.engine import greedy
     from globalgen_ros.decoding.parallel import confident_child
+    from globalgen_ros.decoding.step import greedy
     from globalgen_ros.runtime.format import END_ID, SPECIAL_TOKENS
 
     row = np.zeros(32, np.float32)

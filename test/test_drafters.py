@@ -174,8 +174,8 @@ def test_small_schema_choices_are_all_drafted():
     from types import SimpleNamespace
 
     from globalgen_ros.decoding.calibration import AcceptanceStats
+    from globalgen_ros.decoding.candidates import build_candidates
     from globalgen_ros.decoding.engine import DecodeOptions
-    from globalgen_ros.decoding.parallel import build_candidates
     from globalgen_ros.decoding.tree import Chain
 
     run = SimpleNamespace(constraint=ChoiceConstraint(), state="root")

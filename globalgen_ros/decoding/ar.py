@@ -9,11 +9,15 @@ drafting, not from a handicap.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from globalgen_ros.decoding.engine import Decoder, Run, accept, extend_forced, greedy, record_first_decision
+from globalgen_ros.decoding.step import Run, accept, extend_forced, greedy, record_first_decision
 from globalgen_ros.decoding.tree import step_mask
+
+if TYPE_CHECKING:
+    from globalgen_ros.decoding.engine import Decoder
 
 
 def decode_pending(dec: Decoder, run: Run) -> int:

@@ -15,9 +15,14 @@ Schema-forced tokens stay exact, and header choices (intent, slots) are always v
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from globalgen_ros.decoding.candidates import build_candidates, draft_depth, propose
 from globalgen_ros.decoding.drafters import Drafter
-from globalgen_ros.decoding.engine import DecodeOptions, Decoder, Run, accept
+from globalgen_ros.decoding.step import DecodeOptions, Run, accept
+
+if TYPE_CHECKING:
+    from globalgen_ros.decoding.engine import Decoder
 
 
 @dataclass
@@ -49,8 +54,6 @@ class ThresholdSchedule:
 def extend_confident(dec: Decoder, run: Run, drafters: list[Drafter], schedule: ThresholdSchedule,
                      step: int) -> int:
     """Accept the most likely unverified draft chain while each token is confident enough; return its length."""
-    from globalgen_ros.decoding.parallel import build_candidates, draft_depth, propose
-
     depth = draft_depth(dec, run)
     if depth <= 0 or (not dec.options.lossy_header and run.constraint.allowed(run.state) is not None):
         return 0  # a header choice comes next (forced tokens are already in): it is always verified

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from globalgen_ros.decoding.engine import greedy
+from globalgen_ros.decoding.step import greedy
 from globalgen_ros.model.llama import LlamaWithHeads
 from globalgen_ros.runtime.constraints import HeaderConstraint
 from globalgen_ros.runtime.format import parse_output, prompt_tokens
