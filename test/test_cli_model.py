@@ -22,7 +22,7 @@ def test_eval_json_and_predictions(tmp_path, capsys):
 
 def test_intent_interval_resamples_whole_templates():
     """Errors that cluster on a template widen the interval; with no templates each case is its own cluster."""
-    from globalgen_ros.cli.eval import score
+    from globalgen_ros.scoring import score
 
     def case(template, right):
         return {"text": "x", "intent": "stop", "slots": {}, "lang": "en", "template": template}, \

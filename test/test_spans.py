@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from globalgen_ros.cli.eval import cuts_a_chinese_word, cuts_a_word
+from globalgen_ros.scoring import cuts_a_chinese_word, cuts_a_word
 from globalgen_ros.understanding.predict import (
     is_latin_word_char,
     widen_to_cjk_words,

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import torch
 
-from globalgen_ros.cli.eval import load_cases, score
 from globalgen_ros.model.greedy import respond
 from globalgen_ros.model.llama import LlamaConfig, LlamaWithHeads
 from globalgen_ros.runtime.tokenizer import Tokenizer
 from globalgen_ros.schema import load_schema
+from globalgen_ros.scoring import load_cases, score
 
 
 def load_checkpoint(path: str | Path) -> LlamaWithHeads:

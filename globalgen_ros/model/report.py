@@ -24,10 +24,10 @@ from tqdm import tqdm
 
 from globalgen_ros.assistant import Assistant
 from globalgen_ros.cache.kv import layer_major_rows
-from globalgen_ros.cli.eval import load_cases, score
 from globalgen_ros.model.export import load_model
 from globalgen_ros.model.greedy import generate
 from globalgen_ros.runtime.artifacts import sha256_file
+from globalgen_ros.scoring import load_cases, score
 
 
 def evaluate(assistant: Assistant, cases: list[dict], desc: str) -> tuple[dict, list[dict]]:

@@ -13,15 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
+from globalgen_ros.scoring import slots_match
 from globalgen_ros.understanding.data import decline_examples, decline_families
 from globalgen_ros.understanding.predict import Understanding, softmax
 from globalgen_ros.understanding.train import ece
 from globalgen_ros.watchdog.language import detect_language, language_code
-
-
-def canon_slots(slots: dict) -> dict[str, str]:
-    """Slot values as strings (yaml/json may give numbers)."""
-    return {k: str(v) for k, v in slots.items()}
 
 
 def eval_cases(u: Understanding, cases: list[dict]) -> dict:
@@ -32,7 +28,7 @@ def eval_cases(u: Understanding, cases: list[dict]) -> dict:
         r = u.predict(c["text"])
         a = acc[c["lang"]]
         ok_i = r["intent"] == c["intent"]
-        ok_s = canon_slots(r["slots"]) == canon_slots(c["slots"])
+        ok_s = slots_match(c["slots"], r["slots"])
         a["n"] += 1
         a["intent_ok"] += ok_i
         a["frame_ok"] += ok_i and ok_s
