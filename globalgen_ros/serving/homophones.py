@@ -3,7 +3,8 @@
 Speech recognisers write homophones: 挺挺挺 or 听停停 for 停停停, 杀车 for 刹车. `sounds_like` replaces every Chinese
 character that is not one of the stop words' own characters but is pronounced as one of them (toneless pinyin, from
 pypinyin) by that character. The reflex fires on the result only when it is stop phrases and nothing else
-(StopReflex.matches, strict), so a misheard word cannot turn an ordinary request into a stop.
+(StopReflex.matches, strict), so a misheard word cannot turn an ordinary request into a stop; a stop character said
+three times (挺挺挺前面有人) is no misheard word and may go on with a hazard as written text does.
 """
 
 from __future__ import annotations

@@ -168,7 +168,15 @@ class StopReflex:
         heard = sounds_like(simplified, self._cjk_known)  # ASR homophones: 挺挺挺, 杀车杀车
         if heard == simplified or sum(map(_is_cjk, heard)) < 2:  # a lone 听 is no stop
             return False
-        return self._fires(self._destutter(units(heard)), 0, "lead", {}, question, strict=True)
+        read = self._destutter(units(heard))
+        return self._fires(read, 0, "lead", {}, question, strict=not self._tripled_before_hazard(read, u))
+
+    def _tripled_before_hazard(self, read: list[Unit], written: list[Unit]) -> bool:
+        """Return True if the text read by sound starts with one stop character said three times (挺挺挺 → 停停停)
+        and the text as written names a hazard after it (前面有人): no misheard word, so it is read as written text
+        is ("听听听这首歌" is not: 首 only sounds like the 手 of 住手)."""
+        return (len(read) >= 4 and read[0].text in self._cjk_known and all(x.text == read[0].text for x in read[1:3])
+                and any(self._match(written, k, "hazard") for k in range(3, len(written))))
 
     def _warns(self, u: list[Unit], question: bool, exclaimed: bool) -> bool:
         """Return True for a warning of danger without a stop word: an `imminent` phrase ("you're about to hit",
