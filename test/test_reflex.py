@@ -117,12 +117,12 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # Each list was measured once, then the word lists and rules were improved on its misses (list 3 first: en 89.6 %,
 # zh 82.1 %, 1 false stop; list 4 first: en 68.4 %, zh 71.0 %, 0 false stops; list 5 first: en 73.0 %, zh 64.6 %,
 # 2 / 1; list 6 first, after the warning and homophone rules that list 5 taught: en 84.7 %, zh 82.1 %, 5 / 1;
-# list 7 first: en 94.9 %, zh 92.7 %, 0 / 1).
+# list 7 first: en 94.9 %, zh 92.7 %, 0 / 1; list 8 first, after list 7's words: en 86.8 %, zh 89.2 %, 0 / 0).
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.96, "zh": 0.97},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.93, "zh": 0.97},
-                "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.94, "zh": 0.95},
-                "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}}
+                "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
+                "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99}}
 BLIND_FALSE_STOPS = {"reflex_stops_2.json": {"en": 1}, "reflex_stops_3.json": {"zh": 1},
                      "reflex_stops_5.json": {"en": 2, "zh": 1}, "reflex_stops_6.json": {"en": 3}}
 
