@@ -85,6 +85,12 @@ def test_homophones_fire_only_as_bare_stop_phrases_and_quotes_are_no_pause(text)
     assert not REFLEX.matches(text)
 
 
+@pytest.mark.parametrize("text, fires", [("小乐停车停车", True), ("阿福停停停前面有人", True), ("小乐停车", False),
+                                         ("音乐停下来", False), ("导航停车场停车场", False)])
+def test_an_unknown_name_counts_only_before_a_halt_said_twice(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
 def test_robot_names_come_from_a_parameter():
     words = load_words()
     assert not StopReflex(words).matches("robbie stop")

@@ -260,8 +260,8 @@ class StopReflex:
         key = (i, state)
         if key not in memo:
             memo[key] = False  # every step consumes units, so no cycle can reach this entry
-            end = self._name_then_pause(u, i) if state == "lead" else 0
-            if end:  # "小智，别动", "robbie, stop"
+            end = (self._name_then_pause(u, i) or self._name_before_repeated_halt(u, i)) if state == "lead" else 0
+            if end:  # "小智，别动", "robbie, stop", "小乐停车停车"
                 if self._fires(u, end, "lead", memo, question, strict):
                     memo[key] = True
                     return True
@@ -307,6 +307,16 @@ class StopReflex:
                 return 0
             if u[j].pause:
                 return j + 1
+        return 0
+
+    def _name_before_repeated_halt(self, u: list[Unit], i: int) -> int:
+        """Return the end of a name no list holds (2 or 3 Chinese characters ending a word) at the start of the
+        utterance when a halt phrase said twice follows it ("小乐停车停车"; "音乐停下来" stays with the model), or 0."""
+        for j in range(i + 2, i + 4) if i == 0 else ():
+            if j >= len(u) or not all(_is_cjk(x.text) for x in u[i:j]) or not u[j - 1].word_end:
+                continue
+            if any(self._match(u, k, kind) for k in self._match(u, j, "halt") for kind in ("halt", "stop")):
+                return j
         return 0
 
     def _reason(self, u: list[Unit], i: int) -> bool:
