@@ -80,7 +80,8 @@ def test_asr_homophones_and_stutters_read_as_the_stop_word(text):
 
 
 @pytest.mark.parametrize("text", ["听", "听听这首歌", "挺好的", "杀车是什么意思", 'Play "Stop" by the Spice Girls',
-                                  "放一首《停》", "听听听这首歌", "刹车有异响", "停车的时候记得拉手刹"])
+                                  "放一首《停》", "听听听这首歌", "刹车有异响", "停车的时候记得拉手刹",
+                                  "play baby shark again! again!", "播放小孩的歌！"])
 def test_homophones_fire_only_as_bare_stop_phrases_and_quotes_are_no_pause(text):
     assert not REFLEX.matches(text)
 
@@ -124,7 +125,8 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # zh 82.1 %, 1 false stop; list 4 first: en 68.4 %, zh 71.0 %, 0 false stops; list 5 first: en 73.0 %, zh 64.6 %,
 # 2 / 1; list 6 first, after the warning and homophone rules that list 5 taught: en 84.7 %, zh 82.1 %, 5 / 1;
 # list 7 first: en 94.7 %, zh 92.5 %, 0 / 1; list 8 first, after list 7's words: en 86.7 %, zh 89.1 %, 0 / 0;
-# lists 7 and 8 less their 16 lines equal to lines of the training supplements).
+# lists 7 and 8 less their 16 lines equal to lines of the training supplements. The stops of blind test set 6,
+# first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and "play baby shark again! again!" then added).
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.96, "zh": 0.97},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.93, "zh": 0.97},

@@ -29,7 +29,7 @@ from globalgen_ros.watchdog.language import IDEOGRAPHS, is_ideograph
 MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex match
 MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the road!", "前面有小孩！"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
-         "not_before", "question", "imminent", "negation")
+         "not_before", "question", "imminent", "negation", "request")
 _CJK = IDEOGRAPHS
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
 _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P<mark>\S)")
@@ -183,8 +183,8 @@ class StopReflex:
         "it's got my hand", "要撞上了"), or a hazard that is exclaimed in a short utterance ("kid in the road!",
         "前面有小孩！") or said twice ("有人！有人！", "deer deer"). Never for a question, an utterance that says not
         to stop ("don't brake, there's a truck behind us") or a long one."""
-        if question or len(u) > MAX_WARNING_UNITS or self._asks(u, 0):
-            return False
+        if question or len(u) > MAX_WARNING_UNITS or self._asks(u, 0) or self._match(u, 0, "request"):
+            return False  # a `request` verb first is no warning: "play baby shark again!"
         starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
         if any(self._match(u, k, kind) for j in starts for k in self._match(u, j, "negation")
                for kind in ("stop", "halt")):
