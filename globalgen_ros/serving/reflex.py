@@ -312,10 +312,11 @@ class StopReflex:
     def _name_before_repeated_halt(self, u: list[Unit], i: int) -> int:
         """Return the end of a name no list holds (2 or 3 Chinese characters ending a word) at the start of the
         utterance when a halt phrase said twice follows it ("小乐停车停车"; "音乐停下来" stays with the model), or 0."""
-        for j in range(i + 2, i + 4) if i == 0 else ():
-            if j >= len(u) or not all(_is_cjk(x.text) for x in u[i:j]) or not u[j - 1].word_end:
-                continue
-            if any(self._match(u, k, kind) for k in self._match(u, j, "halt") for kind in ("halt", "stop")):
+        if i != 0:
+            return 0
+        for j in (2, 3):
+            if j < len(u) and all(_is_cjk(x.text) for x in u[:j]) and u[j - 1].word_end and any(
+                    self._match(u, k, kind) for k in self._match(u, j, "halt") for kind in ("halt", "stop")):
                 return j
         return 0
 
