@@ -91,6 +91,15 @@ def test_talk_about_brakes_and_requests_that_name_a_hazard_are_no_stops(text):
     assert not REFLEX.matches(text)
 
 
+@pytest.mark.parametrize("text, fires", [("stop the damn forklift, she's right there", True),
+                                         ("stop the robot vacuum, it's eating the cord", True),
+                                         ("halt that old conveyor belt!", True),
+                                         ("stop the car alarm please", False), ("stop the music video, it's dull", False),
+                                         ("stop the little red song", False)])
+def test_a_stop_may_name_the_machine_with_words_before_it(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
 @pytest.mark.parametrize("text, fires", [("小乐停车停车", True), ("阿福停停停前面有人", True), ("小乐停车", False),
                                          ("音乐停下来", False), ("导航停车场停车场", False)])
 def test_an_unknown_name_counts_only_before_a_halt_said_twice(text, fires):
@@ -130,15 +139,20 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # zh 82.1 %, 1 false stop; list 4 first: en 68.4 %, zh 71.0 %, 0 false stops; list 5 first: en 73.0 %, zh 64.6 %,
 # 2 / 1; list 6 first, after the warning and homophone rules that list 5 taught: en 84.7 %, zh 82.1 %, 5 / 1;
 # list 7 first: en 94.7 %, zh 92.5 %, 0 / 1; list 8 first, after list 7's words: en 86.7 %, zh 89.1 %, 0 / 0;
-# lists 7 and 8 less their 16 lines equal to lines of the training supplements. The stops of blind test set 6,
+# lists 7 and 8 less their 16 lines equal to lines of the training supplements; list 9 first, after list 8's words:
+# en 103/113 (91.2 %), zh 109/115 (94.8 %), 6 / 5 false stops, which taught machine objects with words before the
+# noun ("stop the bloody mower"), family words and device names as leads, sentence particles (停哦), reported
+# shouts ("I screamed stop") and talk about replaced brakes. The stops of blind test set 6,
 # first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and "play baby shark again! again!" then added).
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.96, "zh": 0.97},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.93, "zh": 0.97},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
-                "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99}}
+                "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99},
+                "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}}
 BLIND_FALSE_STOPS = {"reflex_stops_2.json": {"en": 1}, "reflex_stops_3.json": {"zh": 1},
-                     "reflex_stops_5.json": {"en": 2, "zh": 1}, "reflex_stops_6.json": {"en": 3}}
+                     "reflex_stops_5.json": {"en": 2, "zh": 1}, "reflex_stops_6.json": {"en": 3},
+                     "reflex_stops_9.json": {"en": 5, "zh": 2}}  # teasing ("oh stop, you flatter me"): the safe error
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

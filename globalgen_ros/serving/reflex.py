@@ -29,7 +29,8 @@ from globalgen_ros.watchdog.language import IDEOGRAPHS, is_ideograph
 MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex match
 MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the road!", "前面有小孩！"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
-         "not_before", "question", "imminent", "negation", "request")
+         "not_before", "question", "imminent", "negation", "request", "machine")
+MAX_OBJECT_MODIFIERS = 2  # "stop the bloody mower", "stop the conveyor arm": words between the article and the machine
 _CJK = IDEOGRAPHS
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
 _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P<mark>\S)")
@@ -281,8 +282,18 @@ class StopReflex:
                 memo[key] = True
             else:
                 memo[key] = any(self._fires(u, j, after, memo, question, strict)
-                                for kind, after in steps for j in self._match(u, i, kind))
+                                for kind, after in steps for j in self._match(u, i, kind)) or (
+                    state in ("stop", "halt") and any(self._fires(u, j, state, memo, question, strict)
+                                                      for j in self._machine_object(u, i)))
         return memo[key]
+
+    def _machine_object(self, u: list[Unit], i: int) -> list[int]:
+        """Return the ends of an object that names a machine after a stop phrase: an article, at most two more words
+        and a `machine` noun ("stop the bloody mower", "stop the conveyor arm"); "stop the music" has none."""
+        if i >= len(u) or u[i].text not in _DETERMINERS:
+            return []
+        return [j for k in range(i + 1, min(i + 2 + MAX_OBJECT_MODIFIERS, len(u)))
+                for j in self._match(u, k, "machine")]
 
     def _repeated(self, u: list[Unit], i: int) -> int:
         """Return the end of a `repeated` phrase said three times in a row at unit i (twice if it has two units or
