@@ -36,7 +36,9 @@ def test_stop_phrases_fire(text):
                                   "the next stop on the tour", "停车位还有吗", "come here", "停车场在哪",
                                   "whoa that's a nice view", "stop by the pharmacy on the way", "停车了再说",
                                   "停一下音乐",
-                                  "hold on a second, what's the address", "停电了", "don't stop the music"])
+                                  "hold on a second, what's the address", "停电了", "don't stop the music",
+                                  "ha, fair enough. call grandma",
+                                  "call grandma and tell her the dog ate grandma's cake"])
 def test_commands_containing_stop_words_go_to_the_model(text):
     assert not REFLEX.matches(text)
 
@@ -94,7 +96,8 @@ def test_talk_about_brakes_and_requests_that_name_a_hazard_are_no_stops(text):
 @pytest.mark.parametrize("text, fires", [("stop the damn forklift, she's right there", True),
                                          ("stop the robot vacuum, it's eating the cord", True),
                                          ("halt that old conveyor belt!", True),
-                                         ("stop the car alarm please", False), ("stop the music video, it's dull", False),
+                                         ("stop the car alarm please", False),
+                                         ("stop the music video, it's dull", False),
                                          ("stop the little red song", False)])
 def test_a_stop_may_name_the_machine_with_words_before_it(text, fires):
     assert REFLEX.matches(text) == fires

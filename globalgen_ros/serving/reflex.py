@@ -28,6 +28,7 @@ from globalgen_ros.watchdog.language import IDEOGRAPHS, is_ideograph
 
 MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex match
 MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the road!", "前面有小孩！"
+MAX_REPEAT_GAP = 2  # a hazard said twice warns when close: "deer deer", "有人！有人！", not "call grandma … grandma"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
          "not_before", "question", "imminent", "negation", "request", "machine")
 MAX_OBJECT_MODIFIERS = 2  # "stop the bloody mower", "stop the conveyor arm": words between the article and the machine
@@ -182,8 +183,8 @@ class StopReflex:
     def _warns(self, u: list[Unit], question: bool, exclaimed: bool) -> bool:
         """Return True for a warning of danger without a stop word: an `imminent` phrase ("you're about to hit",
         "it's got my hand", "要撞上了"), or a hazard that is exclaimed in a short utterance ("kid in the road!",
-        "前面有小孩！") or said twice ("有人！有人！", "deer deer"). Never for a question, an utterance that says not
-        to stop ("don't brake, there's a truck behind us") or a long one."""
+        "前面有小孩！") or said twice in a row ("有人！有人！", "deer deer"). Never for a question, an utterance that
+        says not to stop ("don't brake, there's a truck behind us") or a long one."""
         if question or len(u) > MAX_WARNING_UNITS or self._asks(u, 0) or self._match(u, 0, "request"):
             return False  # a `request` verb first is no warning: "play baby shark again!"
         starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
@@ -192,8 +193,9 @@ class StopReflex:
             return False
         if any(self._match(u, k, "imminent") and (k == 0 or u[k - 1].text not in _FIRST_PERSON) for k in starts):
             return True
-        said = [tuple(x.text for x in u[k:j]) for k in starts for j in self._match(u, k, "hazard")]
-        return bool(said) and (exclaimed or len(said) > len(set(said)))
+        said = [(k, tuple(x.text for x in u[k:j])) for k in starts for j in self._match(u, k, "hazard")]
+        return bool(said) and (exclaimed or any(p == q and 0 < m - k <= len(p) + MAX_REPEAT_GAP
+                                                for k, p in said for m, q in said))
 
     def _stop_after_warning(self, u: list[Unit], question: bool) -> bool:
         """Return True if a stop phrase that completes the utterance follows a warning: a pause ("there's a kid —
