@@ -136,3 +136,9 @@ def test_eval_stop_list_counts_word_list_and_model_stops(tmp_path, capsys):
     assert report["urgent/zh"]["words"] == 1
     assert report["near_miss/en"]["words"] == 0 and report["near_miss/zh"]["words"] == 0
     assert all(r["words"] <= r["words_or_model"] <= r["n"] for r in report.values())
+
+
+def test_understand_refuses_a_ship_folder_that_is_no_model_directory_before_training(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["understand", "--out", str(out), "--ship", str(tmp_path / "missing")]) == 2
+    assert "no model directory" in capsys.readouterr().err and not out.exists()

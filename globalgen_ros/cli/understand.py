@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 
@@ -49,6 +50,10 @@ def run(args) -> int:
     from globalgen_ros.corpus import build
     from globalgen_ros.understanding import calibrate, evaluate, nlu_export, ship, train, vocab
 
+    if args.ship and not (args.ship / "manifest.json").is_file():  # say so before an hour of training, not after
+        print(f"globalgen understand: --ship {args.ship} is no model directory (no manifest.json); copy one first, "
+              f"e.g. cp -r models/default {args.ship}", file=sys.stderr)
+        return 2
     out: Path = args.out
     corpus, train_dir, export = out / "corpus", out / "train", out / "export"
     kept, tokenizer = out / "kept_ids.npy", out / "tokenizer_pruned.json"
