@@ -12,7 +12,8 @@ MODEL = Understanding("models/default/nlu")
 WORDS = StopReflex()
 
 
-@pytest.mark.parametrize("text", ["halt the vehicle immediately", "end all motion"])
+# "halt the vehicle immediately" was one until session 15 taught the word lists machine objects
+@pytest.mark.parametrize("text", ["come to a halt immediately", "end all motion"])
 def test_stops_the_word_lists_miss_are_caught_by_the_model(text):
     assert not WORDS.matches(text)
     assert ModelStop(MODEL, 0.9).is_stop(text)
