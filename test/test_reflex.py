@@ -109,6 +109,21 @@ def test_an_unknown_name_counts_only_before_a_halt_said_twice(text, fires):
     assert REFLEX.matches(text) == fires
 
 
+@pytest.mark.parametrize("text, fires", [("小白停下！", True), ("阿福快停", True), ("小蓝别动", True),
+                                         ("小区停车", False), ("小时停车", False), ("小白", False)])
+def test_a_nickname_jieba_does_not_know_counts_before_a_stop(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
+@pytest.mark.parametrize("text, fires", [("stop if you see a kid", False),
+                                         ("would you stop if the dog walked out?", False),
+                                         ("if the dog walks in front of you, stop", False),
+                                         ("stop when the light turns red", False), ("stop, the dog!", True),
+                                         ("stop stop there's a kid", True)])
+def test_a_condition_after_a_stop_is_a_rule_for_later(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
 def test_robot_names_come_from_a_parameter():
     words = load_words()
     assert not StopReflex(words).matches("robbie stop")
@@ -145,17 +160,20 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # lists 7 and 8 less their 16 lines equal to lines of the training supplements; list 9 first, after list 8's words:
 # en 103/113 (91.2 %), zh 109/115 (94.8 %), 6 / 5 false stops, which taught machine objects with words before the
 # noun ("stop the bloody mower"), family words and device names as leads, sentence particles (停哦), reported
-# shouts ("I screamed stop") and talk about replaced brakes. The stops of blind test set 6,
+# shouts ("I screamed stop") and talk about replaced brakes; list 10 first, after list 9's words: en 168/169
+# (99.4 %), zh 148/152 (97.4 %), 6 / 1 false stops, which taught conditions after a stop ("stop if the dog …"),
+# nicknames jieba does not know (小白停下), kin words as leads (叔叔快停车) and "自动停". The stops of blind test set 6,
 # first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and "play baby shark again! again!" then added).
 # The floors are what the lists give now (README: target not met).
-BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.96, "zh": 0.97},
-                "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.93, "zh": 0.97},
+BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.96, "zh": 0.99},
+                "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.93, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99},
-                "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}}
+                "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}, "reflex_stops_10.json": {"en": 1.0, "zh": 1.0}}
 BLIND_FALSE_STOPS = {"reflex_stops_2.json": {"en": 1}, "reflex_stops_3.json": {"zh": 1},
                      "reflex_stops_5.json": {"en": 2, "zh": 1}, "reflex_stops_6.json": {"en": 3},
-                     "reflex_stops_9.json": {"en": 5, "zh": 2}}  # teasing ("oh stop, you flatter me"): the safe error
+                     "reflex_stops_9.json": {"en": 5, "zh": 2},
+                     "reflex_stops_10.json": {"en": 5}}  # teasing ("oh stop, you flatter me"): the safe error
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

@@ -30,7 +30,7 @@ MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex
 MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the road!", "前面有小孩！"
 MAX_REPEAT_GAP = 2  # a hazard said twice warns when close: "deer deer", "有人！有人！", not "call grandma … grandma"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
-         "not_before", "question", "imminent", "negation", "request", "machine")
+         "not_before", "question", "imminent", "negation", "request", "machine", "condition")
 MAX_OBJECT_MODIFIERS = 2  # "stop the bloody mower", "stop the conveyor arm": words between the article and the machine
 _CJK = IDEOGRAPHS
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
@@ -209,6 +209,8 @@ class StopReflex:
                 continue
             if any(k in self._match(u, j, "not_before") for j in range(max(0, k - 4), k)):
                 continue
+            if any((j == 0 or u[j - 1].word_end) and self._match(u, j, "condition") for j in range(k)):
+                return False  # "if a kid runs out, stop": a rule for later
             warned = u[k - 1].pause or any((j == 0 or u[j - 1].word_end) and self._match(u, j, kind)
                                            for kind in ("hazard", "alarm", "reason", "names") for j in range(k))
             if warned and self._fires(u, k, "lead", memo, question):
@@ -263,8 +265,9 @@ class StopReflex:
         key = (i, state)
         if key not in memo:
             memo[key] = False  # every step consumes units, so no cycle can reach this entry
-            end = (self._name_then_pause(u, i) or self._name_before_repeated_halt(u, i)) if state == "lead" else 0
-            if end:  # "小智，别动", "robbie, stop", "小乐停车停车"
+            end = (self._name_then_pause(u, i) or self._name_before_repeated_halt(u, i)
+                   or self._nickname_before_stop(u, i)) if state == "lead" else 0
+            if end:  # "小智，别动", "robbie, stop", "小乐停车停车", "小白停下"
                 if self._fires(u, end, "lead", memo, question, strict):
                     memo[key] = True
                     return True
@@ -277,6 +280,8 @@ class StopReflex:
                      "stop": (("halt", "halt"), ("stop", "stop"), ("filler", "stop"), ("alarm", "stop")),
                      "halt": (("halt", "halt"), ("stop", "stop"), ("filler", "halt"), ("alarm", "stop")),
                      "alarm": (("halt", "halt"), ("stop", "stop"), ("alarm", "alarm"), ("filler", "alarm"))}[state]
+            if state in ("stop", "halt") and self._match(u, i, "condition"):
+                return False  # "stop if the dog walks in front of you": an instruction for later, not a stop now
             if state != "lead" and (i == len(u) or (not strict and (
                     (state != "alarm" and u[i - 1].pause) or self._hazard(u, i)
                     or (state != "alarm" and self._reason(u, i))
@@ -332,6 +337,15 @@ class StopReflex:
                     self._match(u, k, kind) for k in self._match(u, j, "halt") for kind in ("halt", "stop")):
                 return j
         return 0
+
+    def _nickname_before_stop(self, u: list[Unit], i: int) -> int:
+        """Return 2 if the utterance starts with a nickname jieba does not know as a word, 小 or 阿 and one more
+        character (小白, 阿福), right before a stop phrase ("小白停下！"; 小区, 小孩 and 阿姨 are words), else 0."""
+        if i != 0 or len(u) < 3 or u[0].text not in ("小", "阿") or not (u[0].word_end and u[1].word_end):
+            return 0
+        if not _is_cjk(u[1].text) or u[1].text in self._cjk_known:
+            return 0
+        return 2 if self._match(u, 2, "stop") or self._match(u, 2, "halt") else 0
 
     def _reason(self, u: list[Unit], i: int) -> bool:
         """Return True if an English clause starts at unit i: a `reason` phrase ("it's", "you're", "wrong way"), a
