@@ -124,6 +124,14 @@ def test_a_condition_after_a_stop_is_a_rule_for_later(text, fires):
     assert REFLEX.matches(text) == fires
 
 
+@pytest.mark.parametrize("text, fires", [("Help! It won't let go!", True), ("小度小度停车", True),
+                                         ("妈妈让它停下来！", True), ("don't worry, it's not going to fall", False),
+                                         ("谢谢谢谢", False),
+                                         ("don't brake, there's a truck behind us", False)])
+def test_negations_inside_a_danger_wake_words_said_twice_and_parents_as_leads(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
 def test_robot_names_come_from_a_parameter():
     words = load_words()
     assert not StopReflex(words).matches("robbie stop")
@@ -160,12 +168,14 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # lists 7 and 8 less their 16 lines equal to lines of the training supplements; list 9 first, after list 8's words:
 # en 103/113 (91.2 %), zh 109/115 (94.8 %), 6 / 5 false stops, which taught machine objects with words before the
 # noun ("stop the bloody mower"), family words and device names as leads, sentence particles (停哦), reported
-# shouts ("I screamed stop") and talk about replaced brakes; list 10 first, after list 9's words: en 168/169
-# (99.4 %), zh 148/152 (97.4 %), 6 / 1 false stops, which taught conditions after a stop ("stop if the dog …"),
-# nicknames jieba does not know (小白停下), kin words as leads (叔叔快停车) and "自动停". The stops of blind test set 6,
+# shouts ("I screamed stop") and talk about replaced brakes; list 10 first, after list 9's words: en 167/168
+# (99.4 %), zh 146/150 (97.3 %), 6 / 1 false stops (4 lines equal to supplement lines removed), which taught
+# conditions after a stop ("stop if the dog …"), nicknames jieba does not know (小白停下), kin words as leads
+# (叔叔快停车) and "自动停"; the model's gated stops on lists 1-10 then taught negations inside a danger ("it won't
+# let go") and wake words said twice (小度小度停车). The stops of blind test set 6,
 # first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and "play baby shark again! again!" then added).
 # The floors are what the lists give now (README: target not met).
-BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.96, "zh": 0.99},
+BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.96, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.93, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99},

@@ -188,11 +188,14 @@ class StopReflex:
         if question or len(u) > MAX_WARNING_UNITS or self._asks(u, 0) or self._match(u, 0, "request"):
             return False  # a `request` verb first is no warning: "play baby shark again!"
         starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
-        if any(self._match(u, k, kind) for j in starts for k in self._match(u, j, "negation")
+        imminent = [(k, j) for k in starts for j in self._match(u, k, "imminent")
+                    if k == 0 or u[k - 1].text not in _FIRST_PERSON]
+        inside = {m for k, j in imminent for m in range(k, j)}  # "it won't let go": the negation is the danger
+        if any(self._match(u, k, kind) for j in starts if j not in inside for k in self._match(u, j, "negation")
                for kind in ("stop", "halt")):
             return False
-        if any(self._match(u, k, "imminent") and (k == 0 or u[k - 1].text not in _FIRST_PERSON) for k in starts):
-            return True
+        if any(not any(k in self._match(u, j, "negation") for j in range(max(0, k - 3), k)) for k, _ in imminent):
+            return True  # "it's not going to fall" is no warning
         said = [(k, tuple(x.text for x in u[k:j])) for k in starts for j in self._match(u, k, "hazard")]
         return bool(said) and (exclaimed or any(p == q and 0 < m - k <= len(p) + MAX_REPEAT_GAP
                                                 for k, p in said for m, q in said))
@@ -329,9 +332,14 @@ class StopReflex:
 
     def _name_before_repeated_halt(self, u: list[Unit], i: int) -> int:
         """Return the end of a name no list holds (2 or 3 Chinese characters ending a word) at the start of the
-        utterance when a halt phrase said twice follows it ("小乐停车停车"; "音乐停下来" stays with the model), or 0."""
+        utterance when a halt phrase said twice follows it ("小乐停车停车"; "音乐停下来" stays with the model), or of
+        a two-character name said twice before one stop phrase ("小度小度停车"), or 0."""
         if i != 0:
             return 0
+        said = [x.text for x in u[:4]]
+        if len(u) > 4 and all(map(_is_cjk, said)) and said[:2] == said[2:] and (
+                self._match(u, 4, "halt") or self._match(u, 4, "stop")):
+            return 4  # a wake word said twice: "小度小度停车"
         for j in (2, 3):
             if j < len(u) and all(_is_cjk(x.text) for x in u[:j]) and u[j - 1].word_end and any(
                     self._match(u, k, kind) for k in self._match(u, j, "halt") for kind in ("halt", "stop")):
