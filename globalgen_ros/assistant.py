@@ -149,18 +149,23 @@ class Assistant:
     def __init__(self, model_dir: str | None = None, *, schema_path: str | None = None,
                  strategy: str = "parallel", threads: int = 1, calibration: str | None = "measure",
                  history_replies: int = 256, cache: CacheConfig | dict | None = None,
-                 understanding: str | bool = True, min_confidence: float | None = None, **decoding_opts):
+                 understanding: str | bool = True, min_confidence: float | None = None,
+                 stop_min_confidence: float | None = None, **decoding_opts):
         """Load and check the model; `calibration`: "measure" (time forwards now), a JSON file, or None.
 
         understanding: True uses the model directory's `nlu/` when it has one (intent and slots from the
         understanding model, the reply from the decoder), False never, a path that directory. min_confidence:
-        below it the understanding model's intent is declined (`none`); None: the value measured at training."""
+        below it the understanding model's intent is declined (`none`); None: the value measured at training.
+        stop_min_confidence: the same for a `stop` the model decides (the reflex's stops never wait for it); None:
+        the model's own (nlu.json), or none."""
         self.options = decoding_options(strategy, decoding_opts)
         self.artifacts = load_artifacts(model_dir)
         self.schema = load_schema(schema_path)
         self.understanding = load_understanding(self.artifacts, understanding, threads)
         self.min_confidence = (min_confidence if min_confidence is not None else
                                getattr(self.understanding, "min_confidence", 0.0))
+        self.stop_min_confidence = (stop_min_confidence if stop_min_confidence is not None else
+                                    getattr(self.understanding, "stop_min_confidence", 0.0))
         try:
             self.tokenizer = Tokenizer(self.artifacts.path("tokenizer.json"))
         except TokenizerError as e:
@@ -273,18 +278,22 @@ class Assistant:
         except (KeyError, IndexError):  # an intent the corpus has no reply for: keep the decoder's
             return reply
 
+    def confidence_floor(self, intent: str) -> float:
+        """Return the confidence below which the understanding model's `intent` is declined, not acted on."""
+        return max(self.min_confidence, self.stop_min_confidence) if intent == "stop" else self.min_confidence
+
     def header_constraint(self, nlu: dict | None, user_ids: list[int]):
         """Return (nlu, the header constraint, who decides the header) for a request whose transcript tokens are
         `user_ids` (format.prompt_tokens) and whose understanding-model prediction is `nlu` (None: the decoder).
 
-        The header the understanding model decided is forced; below min_confidence its intent is declined
+        The header the understanding model decided is forced; below confidence_floor its intent is declined
         (`none`). A text value that is not a token span of the decoder's prompt leaves the slots to the decoder's
         schema-constrained copy, behind the forced intent."""
         tok = self.tokenizer
         constraint = HeaderConstraint(self.schema, tok, user_ids, self.schema_tries)
         if nlu is None:
             return nlu, constraint, "decoder"
-        if nlu["intent"] != "none" and nlu["confidence"] < self.min_confidence:
+        if nlu["intent"] != "none" and nlu["confidence"] < self.confidence_floor(nlu["intent"]):
             nlu = dict(nlu, intent="none", slots={}, declined=nlu["intent"])
         intent, slots = nlu["intent"], nlu["slots"]
         if intent not in self.schema:

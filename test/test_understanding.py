@@ -85,3 +85,16 @@ def test_a_damaged_understanding_model_is_named(tmp_path, damage):
     with pytest.raises(ModelArtifactError) as e:
         Assistant(str(model_dir), strategy="ar", calibration=None)
     assert "nlu.int8.onnx" in str(e.value)
+
+
+def test_a_stop_the_model_decides_below_its_own_floor_is_declined(nlu):
+    from globalgen_ros.assistant import Assistant
+
+    text = "end all motion"  # the word lists miss it (test_stop_model); the model reads it as stop
+    p = nlu.predict(text)
+    assert p["intent"] == "stop" and p["confidence"] < 1.0
+    assistant = Assistant(str(DEFAULT_MODEL), strategy="ar", calibration=None, stop_min_confidence=0.0)
+    assert assistant.respond(text).intent == "stop"
+    assistant.stop_min_confidence = p["confidence"] + 1e-4
+    assert assistant.confidence_floor("stop") > p["confidence"] and assistant.respond(text).intent == "none"
+    assert assistant.confidence_floor("navigate") == assistant.min_confidence

@@ -44,23 +44,33 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "stops the reflex's word lists fire, and with the model path (--stop-threshold) too")
     p.add_argument("--stop-threshold", type=float, default=0.9,
                    help="with --stop-list: confidence of the model path (reflex.model_threshold; default 0.9)")
+    p.add_argument("--stop-min-confidence", type=float,
+                   help="confidence a stop the understanding model decides needs (default: the model's own, nlu.json)")
     return p
 
 
-def stop_list_report(path: str | Path, model_dir: str | Path, threshold: float) -> dict:
-    """Per part and language of a stop list: n, stops by the word lists, and by word lists or the model path."""
+def stop_list_report(path: str | Path, model_dir: str | Path, threshold: float,
+                     stop_min_confidence: float | None = None) -> dict:
+    """Per part and language of a stop list: n, stops by the word lists, by word lists or the model path
+    (reflex.model_threshold), and as served: word lists, or the understanding model's `stop` at its floor."""
     from globalgen_ros.serving.reflex import StopReflex
     from globalgen_ros.serving.stop_model import ModelStop
     from globalgen_ros.understanding.predict import Understanding
 
     lists = json.loads(Path(path).read_text(encoding="utf-8"))
-    reflex, model = StopReflex(), ModelStop(Understanding(Path(model_dir) / "nlu"), threshold)
+    understanding = Understanding(Path(model_dir) / "nlu")
+    reflex, model = StopReflex(), ModelStop(understanding, threshold)
+    floor = max(understanding.min_confidence, understanding.stop_min_confidence if stop_min_confidence is None
+                else stop_min_confidence)
     out = {}
     for part in ("urgent", "near_miss"):
         for lang, texts in lists[part].items():
             words = [reflex.matches(t) for t in texts]
             both = [w or model.is_stop(t) for w, t in zip(words, texts, strict=True)]
-            out[f"{part}/{lang}"] = {"n": len(texts), "words": sum(words), "words_or_model": sum(both)}
+            served = [w or (p["intent"] == "stop" and p["confidence"] >= floor)
+                      for w, p in zip(words, map(understanding.predict, texts), strict=True)]
+            out[f"{part}/{lang}"] = {"n": len(texts), "words": sum(words), "words_or_model": sum(both),
+                                     "served": sum(served)}
     return out
 
 
@@ -111,16 +121,18 @@ def run(args) -> int:
     from globalgen_ros.runtime.artifacts import default_model_dir
 
     if args.stop_list:
-        report = stop_list_report(args.cases, default_model_dir(args.model_dir), args.stop_threshold)
-        rows = [f"{k:<16} n {r['n']:>4}  words {r['words']:>4}  + model {r['words_or_model']:>4}"
-                for k, r in report.items()]
+        report = stop_list_report(args.cases, default_model_dir(args.model_dir), args.stop_threshold,
+                                  args.stop_min_confidence)
+        rows = [f"{k:<16} n {r['n']:>4}  words {r['words']:>4}  + model path {r['words_or_model']:>4}  "
+                f"served {r['served']:>4}" for k, r in report.items()]
         print(json.dumps(report) if args.json else "\n".join(rows))
         return 0
     try:
         cases = load_cases(args.cases, args.limit)
         assistant = Assistant(args.model_dir, schema_path=args.schema, strategy=args.strategy, threads=args.threads,
                               calibration=None if args.strategy == "ar" else "measure",
-                              understanding=not args.no_understanding)
+                              understanding=not args.no_understanding,
+                              stop_min_confidence=args.stop_min_confidence)
     except (CasesError, ModelArtifactError) as e:
         print(f"globalgen eval: {e}", file=sys.stderr)
         return 2

@@ -2,6 +2,7 @@
 
     globalgen understand --out runs/nlu [--ship models/default] [--layers 12] [--epochs 2] [--init CKPT]
         [--from-shipped NLU_DIR] [--max-len 48] [--lr-enc 5e-5] [--lr-heads 1e-3] [--ctx-pos 0] [--ctx-none 0]
+        [--stop-min-confidence 0.97]
 
 Steps (each skipped when its output is already there, so a run can be resumed): build the corpus from
 config/intents.yaml and corpus/phrasings/*.yaml (`runs/nlu/corpus`), choose the vocabulary the two languages
@@ -42,6 +43,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--lr-heads", type=float, default=1e-3)
     p.add_argument("--ctx-pos", type=float, default=0.0, help="share of acting examples wrapped in context")
     p.add_argument("--ctx-none", type=float, default=0.0, help="share of declines wrapped in context")
+    p.add_argument("--stop-min-confidence", type=float,
+                   help="record in nlu.json the confidence a stop the model decides needs (0.97: measured on the "
+                        "blind stop lists, docs/model.md session 16; default: none beyond min_confidence)")
     return p
 
 
@@ -88,6 +92,11 @@ def run(args) -> int:
         nlu_export.main(["--ckpt", str(train_dir), "--out", str(export)])
         calibrate.main(["--model", str(export), "--cases", str(corpus / "eval.jsonl"), "--write",
                         "--plot", str(out / "reliability.png")])
+    if args.stop_min_confidence is not None:
+        meta_path = export / "nlu.json"
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta["stop_min_confidence"] = args.stop_min_confidence
+        meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False), encoding="utf-8")
     report = out / "eval.json"
     evaluate.main(["--model", str(export), "--corpus", str(corpus), "--out", str(report)])
     if args.ship:

@@ -58,7 +58,8 @@ class ChatAssistant(Assistant):
     def __init__(self, model_dir: str | None = None, *, schema_path: str | None = None,
                  strategy: str = "parallel", threads: int = 1, calibration: str | None = "measure",
                  history_replies: int = 256, cache: CacheConfig | dict | None = None,
-                 understanding: str | bool = True, min_confidence: float | None = None, **decoding_opts):
+                 understanding: str | bool = True, min_confidence: float | None = None,
+                 stop_min_confidence: float | None = None, **decoding_opts):
         """Load and check the imported model (the decoder its manifest names) and the understanding model."""
         self.options = decoding_options(strategy, decoding_opts)
         self.artifacts = load_artifacts(model_dir, required=("config.json", "tokenizer.json"))
@@ -66,6 +67,8 @@ class ChatAssistant(Assistant):
         self.understanding = chat_understanding(self.artifacts, understanding, threads)
         self.min_confidence = (min_confidence if min_confidence is not None else
                                getattr(self.understanding, "min_confidence", 0.0))
+        self.stop_min_confidence = (stop_min_confidence if stop_min_confidence is not None else
+                                    getattr(self.understanding, "stop_min_confidence", 0.0))
         self.chat = self.tokenizer = ChatFormat(self.artifacts)
         self.model = OnnxModel(self.artifacts, threads=threads)
         self.constraint = AnyToken(self.model.dims.vocab_size)
@@ -90,7 +93,7 @@ class ChatAssistant(Assistant):
         t0 = time.perf_counter()
         nlu = self.understanding.predict(text) if self.understanding is not None else None
         ms = (time.perf_counter() - t0) * 1e3 if nlu is not None else 0.0
-        return decide(self.schema, nlu, self.min_confidence), nlu, ms
+        return decide(self.schema, nlu, self.confidence_floor(nlu["intent"]) if nlu else 0.0), nlu, ms
 
     def chat_prompt(self, text: str, decision: Decision, history: list[tuple[str, str]],
                     max_new_tokens: int) -> list[int]:

@@ -115,6 +115,8 @@ class Understanding:
         self.temperature = float(self.meta["temperature"])
         self.max_len = int(self.meta["max_len"])
         self.min_confidence = float(self.meta.get("min_confidence", 0.0))  # measured: calibrate.py
+        # a stop the model decides needs this much (measured on the blind stop lists; docs/model.md, session 16)
+        self.stop_min_confidence = float(self.meta.get("stop_min_confidence", 0.0))
         self._recent: OrderedDict[str, dict] = OrderedDict()  # kept for one later predict(): see predict()
         self._recent_lock = threading.Lock()
 

