@@ -132,6 +132,16 @@ def test_negations_inside_a_danger_wake_words_said_twice_and_parents_as_leads(te
     assert REFLEX.matches(text) == fires
 
 
+@pytest.mark.parametrize("text, fires", [("Oh stop, you flatter me.", False), ("停停停，别夸了，我都不好意思了", False),
+                                         ("Stop, drop and roll is what they teach kids", False),
+                                         ("小孩玩一二三木头人，喊了一下午停", False),
+                                         ("haha, stop stop, there's a kid", True),
+                                         ("Stop me if you've heard this one: a horse walks into a bar", False),
+                                         ("刚才有人喊了声停，吓我一跳", False), ("stop, the horse!", True)])
+def test_banter_set_phrases_and_reported_shouts_halt_nothing(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
 def test_robot_names_come_from_a_parameter():
     words = load_words()
     assert not StopReflex(words).matches("robbie stop")
@@ -180,10 +190,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99},
                 "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}, "reflex_stops_10.json": {"en": 1.0, "zh": 1.0}}
-BLIND_FALSE_STOPS = {"reflex_stops_2.json": {"en": 1}, "reflex_stops_3.json": {"zh": 1},
-                     "reflex_stops_5.json": {"en": 2, "zh": 1}, "reflex_stops_6.json": {"en": 3},
-                     "reflex_stops_9.json": {"en": 5, "zh": 2},
-                     "reflex_stops_10.json": {"en": 5}}  # teasing ("oh stop, you flatter me"): the safe error
+BLIND_FALSE_STOPS: dict[str, dict[str, int]] = {}  # banter and set phrases (session 16) took the last ones
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

@@ -30,7 +30,7 @@ MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex
 MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the road!", "前面有小孩！"
 MAX_REPEAT_GAP = 2  # a hazard said twice warns when close: "deer deer", "有人！有人！", not "call grandma … grandma"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
-         "not_before", "question", "imminent", "negation", "request", "machine", "condition")
+         "not_before", "question", "imminent", "negation", "request", "machine", "condition", "banter", "set_phrase")
 MAX_OBJECT_MODIFIERS = 2  # "stop the bloody mower", "stop the conveyor arm": words between the article and the machine
 _CJK = IDEOGRAPHS
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
@@ -160,7 +160,7 @@ class StopReflex:
             return False
         u = self._destutter(units(text))
         question = text.rstrip().endswith(("?", "？"))
-        if not u:
+        if not u or self._said_in_jest(u):
             return False
         if self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question):
             return True
@@ -172,6 +172,15 @@ class StopReflex:
             return False
         read = self._destutter(units(heard))
         return self._fires(read, 0, "lead", {}, question, strict=not self._tripled_before_hazard(read, u))
+
+    def _said_in_jest(self, u: list[Unit]) -> bool:
+        """Return True for a set phrase ("stop, drop and roll", 一二三木头人) or banter that names no danger ("oh stop,
+        you flatter me", "停停停，别夸了"): stop words that halt nothing."""
+        starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
+        if any(self._match(u, k, "set_phrase") for k in starts):
+            return True
+        return any(self._match(u, k, "banter") for k in starts) and not any(
+            self._match(u, k, kind) for k in starts for kind in ("hazard", "imminent"))
 
     def _tripled_before_hazard(self, read: list[Unit], written: list[Unit]) -> bool:
         """Return True if the text read by sound starts with one stop character said three times (挺挺挺 → 停停停)
@@ -286,7 +295,7 @@ class StopReflex:
             if state in ("stop", "halt") and self._match(u, i, "condition"):
                 return False  # "stop if the dog walks in front of you": an instruction for later, not a stop now
             if state != "lead" and (i == len(u) or (not strict and (
-                    (state != "alarm" and u[i - 1].pause) or self._hazard(u, i)
+                    (state != "alarm" and u[i - 1].pause) or (self._hazard(u, i) and not self._condition(u, i))
                     or (state != "alarm" and self._reason(u, i))
                     or (state == "halt" and self._chinese_clause(u, i, question))))):
                 memo[key] = True
@@ -380,6 +389,11 @@ class StopReflex:
                 for k in range(j + 1, end)}
         return any((k == 0 or u[k - 1].word_end) and k not in said and self._match(u, k, "question")
                    for k in range(i, len(u)))
+
+    def _condition(self, u: list[Unit], i: int) -> bool:
+        """Return True if a condition ("if", "when") starts on a word boundary anywhere from unit i on: the hazard
+        after it is a case for later ("stop me if you've heard this one: a horse walks into a bar")."""
+        return any((k == 0 or u[k - 1].word_end) and self._match(u, k, "condition") for k in range(i, len(u)))
 
     def _hazard(self, u: list[Unit], i: int) -> bool:
         """Return True if a hazard phrase starts on a word boundary anywhere from unit i on."""
