@@ -142,11 +142,21 @@ def test_banter_set_phrases_and_reported_shouts_halt_nothing(text, fires):
     assert REFLEX.matches(text) == fires
 
 
+@pytest.mark.parametrize("text, fires", [("Zippy halt!", True), ("call Stop & Shop", False), ("bus stop please", False),
+                                         ("送药机器人停下 有人摔倒了", True), ("怎么让机器人停下来", False),
+                                         ("stop stop stop slide", True), ("stop sto-", True),
+                                         ("Stop you stupid machine!", True), ("Holy cow, look at that rainbow!", False),
+                                         ("'Freeze!' the cop yelled in the movie, and everyone laughed.", False),
+                                         ("小心玻璃！", True), ("小白快停 撞到奶奶了", True), ("小区停车难", False)])
+def test_names_machines_triples_cut_off_words_and_reported_speech(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
 def test_robot_names_come_from_a_parameter():
-    words = load_words()
-    assert not StopReflex(words).matches("robbie stop")
-    assert StopReflex(with_names(words, ["Robbie"])).matches("robbie stop")
-    assert StopReflex(with_names(words, ["小智"])).matches("小智停车")
+    words = load_words()  # one unknown word before a stop is read as a name anyway ("robbie stop"); longer names not
+    assert not StopReflex(words).matches("big robbie stop") and not StopReflex(words).matches("大白熊停车")
+    assert StopReflex(with_names(words, ["Big Robbie"])).matches("big robbie stop")
+    assert StopReflex(with_names(words, ["大白熊"])).matches("大白熊停车")
 
 
 def test_word_lists_are_data(tmp_path):
@@ -182,14 +192,18 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # (99.4 %), zh 146/150 (97.3 %), 6 / 1 false stops (4 lines equal to supplement lines removed), which taught
 # conditions after a stop ("stop if the dog …"), nicknames jieba does not know (小白停下), kin words as leads
 # (叔叔快停车) and "自动停"; the model's gated stops on lists 1-10 then taught negations inside a danger ("it won't
-# let go") and wake words said twice (小度小度停车). The stops of blind test set 6,
-# first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and "play baby shark again! again!" then added).
+# let go") and wake words said twice (小度小度停车); list 11 first, after banter and set phrases: en 166/177 (93.8 %),
+# zh 138/147 (93.9 %), 6 / 2 false stops, which taught unknown names before a stop ("Zippy halt!"), machine nouns
+# as address (送药机器人停下), stops said three times whatever follows, cut-off last words ("stop sto-"), reported
+# speech ("'Freeze!' the cop yelled in the movie") and hazards inside a lead ("holy cow"). The stops of blind test
+# set 6, first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and "play baby shark again! again!" then added).
 # The floors are what the lists give now (README: target not met).
-BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.96, "zh": 1.0},
-                "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.93, "zh": 0.99},
+BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
+                "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99},
-                "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}, "reflex_stops_10.json": {"en": 1.0, "zh": 1.0}}
+                "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}, "reflex_stops_10.json": {"en": 1.0, "zh": 1.0},
+                "reflex_stops_11.json": {"en": 1.0, "zh": 0.99}}
 BLIND_FALSE_STOPS: dict[str, dict[str, int]] = {}  # banter and set phrases (session 16) took the last ones
 
 

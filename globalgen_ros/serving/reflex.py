@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jieba
+import jieba.posseg
 import opencc
 import yaml
 
@@ -30,7 +31,8 @@ MAX_REFLEX_CHARS = 120  # a stop command is short; longer text is never a reflex
 MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the road!", "前面有小孩！"
 MAX_REPEAT_GAP = 2  # a hazard said twice warns when close: "deer deer", "有人！有人！", not "call grandma … grandma"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
-         "not_before", "question", "imminent", "negation", "request", "machine", "condition", "banter", "set_phrase")
+         "not_before", "question", "imminent", "negation", "request", "machine", "condition", "banter", "set_phrase",
+         "reported")
 MAX_OBJECT_MODIFIERS = 2  # "stop the bloody mower", "stop the conveyor arm": words between the article and the machine
 _CJK = IDEOGRAPHS
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
@@ -49,6 +51,7 @@ def _clause_word(word: str) -> bool:
 
 
 jieba.setLogLevel(60)
+_WORD_TAGS = jieba.posseg.dt.word_tag_tab  # part of speech of jieba's dictionary words: "nr" is a person's name
 _T2S = opencc.OpenCC("t2s")  # traditional characters read as simplified: 停車 is 停车
 
 
@@ -162,7 +165,7 @@ class StopReflex:
         question = text.rstrip().endswith(("?", "？"))
         if not u or self._said_in_jest(u):
             return False
-        if self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question):
+        if self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question) or self._thrice(u):
             return True
         if self._warns(u, question, text.rstrip().endswith(("!", "！"))):
             return True
@@ -174,20 +177,36 @@ class StopReflex:
         return self._fires(read, 0, "lead", {}, question, strict=not self._tripled_before_hazard(read, u))
 
     def _said_in_jest(self, u: list[Unit]) -> bool:
-        """Return True for a set phrase ("stop, drop and roll", 一二三木头人) or banter that names no danger ("oh stop,
-        you flatter me", "停停停，别夸了"): stop words that halt nothing."""
+        """Return True for a set phrase ("stop, drop and roll", 一二三木头人), or banter or reported speech that names
+        no danger ("oh stop, you flatter me", "停停停，别夸了", "'freeze!' the cop yelled in the movie"): stop words
+        that halt nothing."""
         starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
         if any(self._match(u, k, "set_phrase") for k in starts):
             return True
-        return any(self._match(u, k, "banter") for k in starts) and not any(
+        return any(self._match(u, k, kind) for k in starts for kind in ("banter", "reported")) and not any(
             self._match(u, k, kind) for k in starts for kind in ("hazard", "imminent"))
+
+    def _thrice(self, u: list[Unit]) -> bool:
+        """Return True if the utterance starts with one stop phrase said three times ("stop stop stop slide"):
+        whatever follows, that is a stop (banter was ruled out before)."""
+        j, n = 0, 0
+        for end in self._match(u, 0, "stop") + self._match(u, 0, "halt"):
+            phrase = [x.text for x in u[:end]]
+            j, n = 0, 0
+            while [x.text for x in u[j:j + end]] == phrase:
+                j, n = j + end, n + 1
+            if n >= 3:
+                return True
+        return False
 
     def _tripled_before_hazard(self, read: list[Unit], written: list[Unit]) -> bool:
         """Return True if the text read by sound starts with one stop character said three times (挺挺挺 → 停停停)
         and the text as written names a hazard after it (前面有人): no misheard word, so it is read as written text
         is ("听听听这首歌" is not: 首 only sounds like the 手 of 住手)."""
-        return (len(read) >= 4 and read[0].text in self._cjk_known and all(x.text == read[0].text for x in read[1:3])
-                and any(self._match(written, k, "hazard") for k in range(3, len(written))))
+        said = [x.text for x in read[:4]]
+        tripled = len(read) >= 4 and said[0] in self._cjk_known and said[1] == said[2] == said[0]
+        twice = len(read) >= 5 and said[:2] == said[2:] and (2 in self._match(read, 0, "halt"))  # 亭车亭车 → 停车停车
+        return (tripled or twice) and any(self._match(written, k, "hazard") for k in range(3, len(written)))
 
     def _warns(self, u: list[Unit], question: bool, exclaimed: bool) -> bool:
         """Return True for a warning of danger without a stop word: an `imminent` phrase ("you're about to hit",
@@ -205,7 +224,9 @@ class StopReflex:
             return False
         if any(not any(k in self._match(u, j, "negation") for j in range(max(0, k - 3), k)) for k, _ in imminent):
             return True  # "it's not going to fall" is no warning
-        said = [(k, tuple(x.text for x in u[k:j])) for k in starts for j in self._match(u, k, "hazard")]
+        leads = [(k, j) for k in starts for j in self._match(u, k, "lead")]  # "holy cow" names no cow; 小心 warns
+        said = [(k, tuple(x.text for x in u[k:j])) for k in starts for j in self._match(u, k, "hazard")
+                if not any(a <= k and j <= b and b - a > j - k for a, b in leads)]
         return bool(said) and (exclaimed or any(p == q and 0 < m - k <= len(p) + MAX_REPEAT_GAP
                                                 for k, p in said for m, q in said))
 
@@ -249,6 +270,9 @@ class StopReflex:
                     and kept[-1].text.startswith(x.text) and kept[-1].text in self._known):
                 kept.append(x)
         u = kept[::-1]
+        if len(u) > 1 and u[-1].text.isalpha() and not _is_cjk(u[-1].text[0]) and u[-1].text not in self._known \
+                and len(u[-1].text) >= 2 and u[-2].text in self._known and u[-2].text.startswith(u[-1].text):
+            u = u[:-1]  # "stop sto-": a cut-off repeat at the end
         # "stop the the car", "stop the car stop the": a doubled or a cut-off last article is dropped
         return [x for k, x in enumerate(u) if not (x.text in _DETERMINERS and (
             (k + 1 < len(u) and u[k + 1].text == x.text) or (k == len(u) - 1 and k > 0)))]
@@ -277,9 +301,9 @@ class StopReflex:
         key = (i, state)
         if key not in memo:
             memo[key] = False  # every step consumes units, so no cycle can reach this entry
-            end = (self._name_then_pause(u, i) or self._name_before_repeated_halt(u, i)
-                   or self._nickname_before_stop(u, i)) if state == "lead" else 0
-            if end:  # "小智，别动", "robbie, stop", "小乐停车停车", "小白停下"
+            names = (self._name_then_pause, self._name_before_repeated_halt, self._nickname_before_stop,
+                     self._unknown_name_before_stop, self._machine_address) if state == "lead" else ()
+            for end in {name(u, i) for name in names} - {0}:  # "小智，别动", "robbie, stop", "小乐停车停车", "小白停下"
                 if self._fires(u, end, "lead", memo, question, strict):
                     memo[key] = True
                     return True
@@ -309,7 +333,7 @@ class StopReflex:
     def _machine_object(self, u: list[Unit], i: int) -> list[int]:
         """Return the ends of an object that names a machine after a stop phrase: an article, at most two more words
         and a `machine` noun ("stop the bloody mower", "stop the conveyor arm"); "stop the music" has none."""
-        if i >= len(u) or u[i].text not in _DETERMINERS:
+        if i >= len(u) or (u[i].text not in _DETERMINERS and u[i].text != "you"):  # "stop you stupid machine"
             return []
         return [j for k in range(i + 1, min(i + 2 + MAX_OBJECT_MODIFIERS, len(u)))
                 for j in self._match(u, k, "machine")]
@@ -356,13 +380,35 @@ class StopReflex:
         return 0
 
     def _nickname_before_stop(self, u: list[Unit], i: int) -> int:
-        """Return 2 if the utterance starts with a nickname jieba does not know as a word, 小 or 阿 and one more
-        character (小白, 阿福), right before a stop phrase ("小白停下！"; 小区, 小孩 and 阿姨 are words), else 0."""
-        if i != 0 or len(u) < 3 or u[0].text not in ("小", "阿") or not (u[0].word_end and u[1].word_end):
+        """Return 2 if the utterance starts with a nickname, 小 or 阿 and one more character that jieba does not know
+        as a word or knows as a name (小白, 阿福, 小乐), right before a stop phrase or a lead word ("小白停下！",
+        "小乐快停下"; 小区, 小孩 and 小时 are other words), else 0."""
+        if i != 0 or len(u) < 3 or u[0].text not in ("小", "阿") or not u[1].word_end:
             return 0
         if not _is_cjk(u[1].text) or u[1].text in self._cjk_known:
             return 0
-        return 2 if self._match(u, 2, "stop") or self._match(u, 2, "halt") else 0
+        if not u[0].word_end and _WORD_TAGS.get(u[0].text + u[1].text) != "nr":
+            return 0  # a word jieba knows counts only as a person's name (小乐), not 小区 or 小时
+        return 2 if any(self._match(u, 2, kind) for kind in ("stop", "halt", "lead")) else 0
+
+    def _unknown_name_before_stop(self, u: list[Unit], i: int) -> int:
+        """Return 1 if the utterance starts with one Latin word no list holds (and no `not_before` word: "bus stop")
+        right before a stop phrase ("Rosie stop moving right now", "Zippy halt!"), else 0."""
+        if i != 0 or len(u) < 2 or _is_cjk(u[0].text) or not u[0].text.isalpha() or u[0].text in self._known:
+            return 0
+        return 1 if self._match(u, 1, "stop") or self._match(u, 1, "halt") else 0
+
+    def _machine_address(self, u: list[Unit], i: int) -> int:
+        """Return the end of a `machine` noun with at most two Chinese characters before it, said to the machine
+        (送药机器人, 坏机器人, 机器), when a stop phrase or a lead word follows it and nothing is asked, else 0."""
+        if i >= len(u) or not _is_cjk(u[i].text) or self._asks(u, 0):  # "怎么让机器人停下来" asks
+            return 0
+        for k in range(i, min(i + 3, len(u))):  # at most two characters before the noun: 坏机器人, 送药机器人
+            for j in self._match(u, k, "machine"):
+                if all(_is_cjk(x.text) for x in u[i:j]) and (self._match(u, j, "stop") or self._match(u, j, "halt")
+                                                             or self._match(u, j, "lead")):
+                    return j
+        return 0
 
     def _reason(self, u: list[Unit], i: int) -> bool:
         """Return True if an English clause starts at unit i: a `reason` phrase ("it's", "you're", "wrong way"), a
