@@ -152,6 +152,17 @@ def test_names_machines_triples_cut_off_words_and_reported_speech(text, fires):
     assert REFLEX.matches(text) == fires
 
 
+@pytest.mark.parametrize("text, fires", [("Stop the bus, my bag's stuck in the door!", True),
+                                         ("stop movin stop movin", True), ("叫你停下没听见吗！停！", True),
+                                         ("婷下来婷下来前面有人", True), ("emergency stop emergen—", True),
+                                         ("Wait! Wait! The kid!", True), ("这辆车刹车很灵", False),
+                                         ("Freeze tag was my favourite game as a kid.", False),
+                                         ("停，这首歌不好听，换一首。", False), ("刹车灯不亮了，记得去修。", False),
+                                         ("Spell brake, like the car part.", False), ("停车前面水太深了", True)])
+def test_list_12_machines_last_sentences_homophones_and_banter(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
 def test_robot_names_come_from_a_parameter():
     words = load_words()  # one unknown word before a stop is read as a name anyway ("robbie stop"); longer names not
     assert not StopReflex(words).matches("big robbie stop") and not StopReflex(words).matches("大白熊停车")
@@ -195,16 +206,21 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # let go") and wake words said twice (小度小度停车); list 11 first, after banter and set phrases: en 166/177 (93.8 %),
 # zh 138/147 (93.9 %), 6 / 2 false stops, which taught unknown names before a stop ("Zippy halt!"), machine nouns
 # as address (送药机器人停下), stops said three times whatever follows, cut-off last words ("stop sto-"), reported
-# speech ("'Freeze!' the cop yelled in the movie") and hazards inside a lead ("holy cow"). The stops of blind test
-# set 6, first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and "play baby shark again! again!" then added).
+# speech ("'Freeze!' the cop yelled in the movie") and hazards inside a lead ("holy cow"); list 12 first, after
+# list 11's: en 124/138 (89.9 %), zh 135/147 (91.8 %), 10 / 6 false stops, which taught more machines (bus,
+# tractor, 高尔夫车), an exclaimed last sentence that stops (叫你停下没听见吗！停！), homophones said twice
+# (婷下来婷下来), "movin", a hazard after a warning said twice, and more banter, set phrases and reported
+# speech. The stops of blind test set 6, first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and
+# "play baby shark again! again!" then added).
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99},
                 "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}, "reflex_stops_10.json": {"en": 1.0, "zh": 1.0},
-                "reflex_stops_11.json": {"en": 1.0, "zh": 0.99}}
-BLIND_FALSE_STOPS: dict[str, dict[str, int]] = {}  # banter and set phrases (session 16) took the last ones
+                "reflex_stops_11.json": {"en": 1.0, "zh": 0.99}, "reflex_stops_12.json": {"en": 0.99, "zh": 0.98}}
+# "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
+BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

@@ -42,6 +42,7 @@ _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P
 _DETERMINERS = frozenset("the a an my your his her our their that this some".split())
 _COPULAS = frozenset("is are was were isn't aren't wasn't has have got keeps".split())
 _WH = frozenset("what's whats who's where's how's when's why's".split())
+_DEMONSTRATIVES = frozenset("这那辆台的")  # "这辆车刹车很灵" describes a machine, says nothing to it
 _FIRST_PERSON = frozenset("i i'm im i'll we we're we'll let's".split())  # "i'm gonna hit the gym" is no warning
 
 
@@ -167,6 +168,8 @@ class StopReflex:
             return False
         if self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question) or self._thrice(u):
             return True
+        if text.rstrip().endswith(("!", "！")) and self._last_sentence_stops(u):
+            return True
         if self._warns(u, question, text.rstrip().endswith(("!", "！"))):
             return True
         simplified = _T2S.convert(text)
@@ -185,6 +188,11 @@ class StopReflex:
             return True
         return any(self._match(u, k, kind) for k in starts for kind in ("banter", "reported")) and not any(
             self._match(u, k, kind) for k in starts for kind in ("hazard", "imminent"))
+
+    def _last_sentence_stops(self, u: list[Unit]) -> bool:
+        """Return True if the last sentence, exclaimed, is a stop on its own ("叫你停下没听见吗！停！")."""
+        k = max((j + 1 for j in range(len(u) - 1) if u[j].pause), default=0)
+        return 0 < k < len(u) and self._fires(u, k, "lead", {}, False)
 
     def _thrice(self, u: list[Unit]) -> bool:
         """Return True if the utterance starts with one stop phrase said three times ("stop stop stop slide"):
@@ -205,7 +213,8 @@ class StopReflex:
         is ("听听听这首歌" is not: 首 only sounds like the 手 of 住手)."""
         said = [x.text for x in read[:4]]
         tripled = len(read) >= 4 and said[0] in self._cjk_known and said[1] == said[2] == said[0]
-        twice = len(read) >= 5 and said[:2] == said[2:] and (2 in self._match(read, 0, "halt"))  # 亭车亭车 → 停车停车
+        twice = any([x.text for x in read[:n]] == [x.text for x in read[n:2 * n]]
+                    for n in self._match(read, 0, "halt"))  # 亭车亭车 → 停车停车, 婷下来婷下来 → 停下来停下来
         return (tripled or twice) and any(self._match(written, k, "hazard") for k in range(3, len(written)))
 
     def _warns(self, u: list[Unit], question: bool, exclaimed: bool) -> bool:
@@ -258,6 +267,8 @@ class StopReflex:
             squeezed = re.sub(r"(.)\1+", r"\1", x.text)
             if x.text not in self._known and squeezed in self._known:
                 x.text = squeezed
+            elif x.text not in self._known and x.text.endswith("in") and x.text + "g" in self._known:
+                x.text += "g"  # "stop movin"
             run = re.fullmatch(r"([a-z]{3,}?)\1+", x.text)
             if x.text not in self._known and run and run.group(1) in self._known:
                 split += [Unit(run.group(1), True) for _ in range(len(x.text) // len(run.group(1)))]
@@ -271,8 +282,9 @@ class StopReflex:
                 kept.append(x)
         u = kept[::-1]
         if len(u) > 1 and u[-1].text.isalpha() and not _is_cjk(u[-1].text[0]) and u[-1].text not in self._known \
-                and len(u[-1].text) >= 2 and u[-2].text in self._known and u[-2].text.startswith(u[-1].text):
-            u = u[:-1]  # "stop sto-": a cut-off repeat at the end
+                and len(u[-1].text) >= 2 and any(x.text in self._known and x.text.startswith(u[-1].text)
+                                                 for x in u[:-1]):
+            u = u[:-1]  # "stop sto-", "emergency stop emergen-": a cut-off repeat at the end
         # "stop the the car", "stop the car stop the": a doubled or a cut-off last article is dropped
         return [x for k, x in enumerate(u) if not (x.text in _DETERMINERS and (
             (k + 1 < len(u) and u[k + 1].text == x.text) or (k == len(u) - 1 and k > 0)))]
@@ -340,12 +352,12 @@ class StopReflex:
 
     def _repeated(self, u: list[Unit], i: int) -> int:
         """Return the end of a `repeated` phrase said three times in a row at unit i (twice if it has two units or
-        more: 小心小心), or 0."""
+        more, 小心小心, or if a hazard follows), or 0."""
         for phrase in self._lists["repeated"].get(u[i].text, ()) if i < len(u) else ():
             n, j = 0, i
             while tuple(x.text for x in u[j:j + len(phrase)]) == phrase:
                 n, j = n + 1, j + len(phrase)
-            if n >= (2 if len(phrase) > 1 else 3):
+            if n >= (2 if len(phrase) > 1 else 3) or (n == 2 and self._hazard(u, j)):  # "Wait! Wait! Grandma's …"
                 return j
         return 0
 
@@ -380,10 +392,10 @@ class StopReflex:
         return 0
 
     def _nickname_before_stop(self, u: list[Unit], i: int) -> int:
-        """Return 2 if the utterance starts with a nickname, 小 or 阿 and one more character that jieba does not know
-        as a word or knows as a name (小白, 阿福, 小乐), right before a stop phrase or a lead word ("小白停下！",
+        """Return 2 if the utterance starts with a nickname, 小, 阿 or 大 and one more character that jieba does not
+        know as a word or knows as a name (小白, 阿福, 大黄), right before a stop phrase or a lead word ("小白停下！",
         "小乐快停下"; 小区, 小孩 and 小时 are other words), else 0."""
-        if i != 0 or len(u) < 3 or u[0].text not in ("小", "阿") or not u[1].word_end:
+        if i != 0 or len(u) < 3 or u[0].text not in ("小", "阿", "大") or not u[1].word_end:
             return 0
         if not _is_cjk(u[1].text) or u[1].text in self._cjk_known:
             return 0
@@ -399,14 +411,14 @@ class StopReflex:
         return 1 if self._match(u, 1, "stop") or self._match(u, 1, "halt") else 0
 
     def _machine_address(self, u: list[Unit], i: int) -> int:
-        """Return the end of a `machine` noun with at most two Chinese characters before it, said to the machine
+        """Return the end of a `machine` noun with at most three Chinese characters before it, said to the machine
         (送药机器人, 坏机器人, 机器), when a stop phrase or a lead word follows it and nothing is asked, else 0."""
         if i >= len(u) or not _is_cjk(u[i].text) or self._asks(u, 0):  # "怎么让机器人停下来" asks
             return 0
-        for k in range(i, min(i + 3, len(u))):  # at most two characters before the noun: 坏机器人, 送药机器人
+        for k in range(i, min(i + 4, len(u))):  # at most three characters before the noun: 送药机器人, 高尔夫车
             for j in self._match(u, k, "machine"):
-                if all(_is_cjk(x.text) for x in u[i:j]) and (self._match(u, j, "stop") or self._match(u, j, "halt")
-                                                             or self._match(u, j, "lead")):
+                said_to = all(_is_cjk(x.text) and x.text not in _DEMONSTRATIVES for x in u[i:j])
+                if said_to and any(self._match(u, j, kind) for kind in ("stop", "halt", "lead")):
                     return j
         return 0
 
