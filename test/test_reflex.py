@@ -163,6 +163,22 @@ def test_list_12_machines_last_sentences_homophones_and_banter(text, fires):
     assert REFLEX.matches(text) == fires
 
 
+@pytest.mark.parametrize("text, fires", [("Why won't you stop?!", True), ("你怎么还不停？！", True),
+                                         ("Can somebody stop that robot?!", True), ("Why aren't you braking?!", True),
+                                         ("Can you stop the music?!", False), ("Why won't you stop the song?", False),
+                                         ("I was telling you about the garden, the hose, the tomatoes and the fence "
+                                          "for ten minutes and now it is rolling into the flower bed, stop it now!",
+                                          True),
+                                         ("I was telling you about the garden, the hose, the tomatoes and the fence "
+                                          "for ten minutes and how my neighbour never stops talking, stop it now",
+                                          False),
+                                         ("Get off me!", True), ("Kill the line!", True), ("拉闸！", True),
+                                         ("stop laughing, there's nothing funny about it", False),
+                                         ("到了门口的时候停", False), ("停机检修放在下周", False)])
+def test_list_13_reproaches_long_texts_power_words_habits_and_conditions(text, fires):
+    assert REFLEX.matches(text) is fires
+
+
 def test_robot_names_come_from_a_parameter():
     words = load_words()  # one unknown word before a stop is read as a name anyway ("robbie stop"); longer names not
     assert not StopReflex(words).matches("big robbie stop") and not StopReflex(words).matches("大白熊停车")
@@ -212,15 +228,21 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # (婷下来婷下来), "movin", a hazard after a warning said twice, and more banter, set phrases and reported
 # speech. The stops of blind test set 6, first run: en 16/18, zh 19/21, 2 / 0 false stops; its misses and
 # "play baby shark again! again!" then added).
+# List 13's first run: en 143/170 (84.1 %), zh 101/150 (67.3 %), 5 / 8 false stops; it taught exclaimed reproaches
+# (你还不停？！, "Are you not going to stop?!"), an exclaimed last clause of a long text, "get away from her", power
+# and line words (拉闸, "kill the line", lockout), dialect and role leads, conditions in Chinese (的时候), "stop
+# scrolling" (an -ing habit) and more banter and not_after words.
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99},
                 "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}, "reflex_stops_10.json": {"en": 1.0, "zh": 1.0},
-                "reflex_stops_11.json": {"en": 1.0, "zh": 0.99}, "reflex_stops_12.json": {"en": 0.99, "zh": 0.98}}
+                "reflex_stops_11.json": {"en": 1.0, "zh": 0.99}, "reflex_stops_12.json": {"en": 0.99, "zh": 0.98},
+                "reflex_stops_13.json": {"en": 0.92, "zh": 0.80}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
-BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}}
+# "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
+BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 3}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

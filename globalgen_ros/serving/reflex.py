@@ -32,7 +32,8 @@ MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the ro
 MAX_REPEAT_GAP = 2  # a hazard said twice warns when close: "deer deer", "有人！有人！", not "call grandma … grandma"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
          "not_before", "question", "imminent", "negation", "request", "machine", "condition", "banter", "set_phrase",
-         "reported")
+         "reported", "rebuke")
+MAX_LAST_CLAUSE_CHARS = 40  # in a longer text, an exclaimed last clause may still be a stop: "…, stop it now!"
 MAX_OBJECT_MODIFIERS = 2  # "stop the bloody mower", "stop the conveyor arm": words between the article and the machine
 _CJK = IDEOGRAPHS
 _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
@@ -40,6 +41,7 @@ _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P
 
 # Closed-class words of the clause rules (StopReflex._reason, _chinese_clause); the vocabulary is in the yaml.
 _DETERMINERS = frozenset("the a an my your his her our their that this some".split())
+_ARTICLES = frozenset("the a an".split())  # a cut-off last article: "stop the car stop the"; "get away from her" ends
 _COPULAS = frozenset("is are was were isn't aren't wasn't has have got keeps".split())
 _WH = frozenset("what's whats who's where's how's when's why's".split())
 _DEMONSTRATIVES = frozenset("这那辆台的")  # "这辆车刹车很灵" describes a machine, says nothing to it
@@ -84,6 +86,11 @@ def units(text: str) -> list[Unit]:
         elif out and unicodedata.category(m.group("mark"))[0] in "PS" and not _quote(m.group("mark")):
             out[-1].pause = True  # quotes and brackets are no pause: play "Stop" by the Spice Girls
     return out
+
+
+def _ing_object(word: str) -> bool:
+    """Return True for an English -ing word ("scrolling", "laughing"; the caller rules out fillers such as "moving")."""
+    return len(word) > 4 and word.endswith("ing") and word.isascii() and word.isalpha()
 
 
 def _quote(mark: str) -> bool:
@@ -161,7 +168,7 @@ class StopReflex:
     def matches(self, text: str) -> bool:
         """Return True if the utterance is a stop command (see the module docstring)."""
         if len(text) > MAX_REFLEX_CHARS:
-            return False
+            return self._last_clause_stops(text)
         u = self._destutter(units(text))
         question = text.rstrip().endswith(("?", "？"))
         if not u or self._said_in_jest(u):
@@ -169,6 +176,8 @@ class StopReflex:
         if self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question) or self._thrice(u):
             return True
         if text.rstrip().endswith(("!", "！")) and self._last_sentence_stops(u):
+            return True
+        if re.search(r"[?？][!！]|[!！][?？]", text) and self._rebukes(u):
             return True
         if self._warns(u, question, text.rstrip().endswith(("!", "！"))):
             return True
@@ -193,6 +202,29 @@ class StopReflex:
         """Return True if the last sentence, exclaimed, is a stop on its own ("叫你停下没听见吗！停！")."""
         k = max((j + 1 for j in range(len(u) - 1) if u[j].pause), default=0)
         return 0 < k < len(u) and self._fires(u, k, "lead", {}, False)
+
+    def _last_clause_stops(self, text: str) -> bool:
+        """Return True if a text too long for the reflex ends with a short exclaimed clause that is a stop on its
+        own ("…, it's going to fall down, somebody stop it!"); anything else in it is the model's to read."""
+        if not text.rstrip().endswith(("!", "！")):
+            return False
+        clause = re.split(r"[,.;:!?，。；：！？]\s*", text.rstrip().rstrip("!！"))[-1].strip()
+        return 0 < len(clause) <= MAX_LAST_CLAUSE_CHARS and self.matches(clause + "!")
+
+    def _rebukes(self, u: list[Unit]) -> bool:
+        """Return True for an exclaimed question whose stop phrase (or a `rebuke` word: "stopping") ends a sentence:
+        a reproach that the machine still moves ("Are you not going to stop?!", "你还不停？！", "Is anyone going to
+        stop that arm?!"); "can you stop the music?!" names no machine and stays with the model."""
+        memo: dict = {}
+        for k in range(len(u)):
+            if k and not u[k - 1].word_end:
+                continue
+            ends = [(j, "stop") for kind in ("stop", "halt") for j in self._match(u, k, kind)]
+            ends += [(j, "stop") for j in self._match(u, k, "rebuke")]
+            if any(j == len(u) or u[j - 1].pause or self._fires(u, j, state, memo, True, strict=True)
+                   or any(m == len(u) or u[m - 1].pause for m in self._machine_object(u, j)) for j, state in ends):
+                return True
+        return False
 
     def _thrice(self, u: list[Unit]) -> bool:
         """Return True if the utterance starts with one stop phrase said three times ("stop stop stop slide"):
@@ -287,7 +319,7 @@ class StopReflex:
             u = u[:-1]  # "stop sto-", "emergency stop emergen-": a cut-off repeat at the end
         # "stop the the car", "stop the car stop the": a doubled or a cut-off last article is dropped
         return [x for k, x in enumerate(u) if not (x.text in _DETERMINERS and (
-            (k + 1 < len(u) and u[k + 1].text == x.text) or (k == len(u) - 1 and k > 0)))]
+            (k + 1 < len(u) and u[k + 1].text == x.text) or (k == len(u) - 1 and k > 0 and x.text in _ARTICLES)))]
 
     def _match(self, u: list[Unit], i: int, kind: str) -> list[int]:
         """Return the ends of the `kind` phrases that match at unit i and end on a word boundary."""
@@ -330,6 +362,10 @@ class StopReflex:
                      "alarm": (("halt", "halt"), ("stop", "stop"), ("alarm", "alarm"), ("filler", "alarm"))}[state]
             if state in ("stop", "halt") and self._match(u, i, "condition"):
                 return False  # "stop if the dog walks in front of you": an instruction for later, not a stop now
+            if state == "stop" and i < len(u) and not u[i - 1].pause and _ing_object(u[i].text) and not any(
+                    self._match(u, i, kind) for kind in ("filler", "stop", "halt", "hazard", "alarm", "reason")):
+                memo[key] = False  # "stop scrolling and help me", "stop laughing": a habit of a person, no halt
+                return False
             if state != "lead" and (i == len(u) or (not strict and (
                     (state != "alarm" and u[i - 1].pause) or (self._hazard(u, i) and not self._condition(u, i))
                     or (state != "alarm" and self._reason(u, i))
