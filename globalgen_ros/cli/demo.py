@@ -62,6 +62,7 @@ def start_node(params_file: Path, log_path: Path) -> subprocess.Popen:
     argv = [str(script)] if script.is_file() else [sys.executable, "-m", "globalgen_ros.ros.node"]
     if not script.is_file() and (found := shutil.which("globalgen_node")):
         argv = [found]
+    log_path.parent.mkdir(parents=True, exist_ok=True)  # ROS_LOG_DIR may name a folder nobody made yet
     with open(log_path, "wb") as log:
         return subprocess.Popen([*argv, "--ros-args", "--params-file", str(params_file)], stdin=subprocess.DEVNULL,
                                 stdout=log, stderr=subprocess.STDOUT)
