@@ -179,6 +179,15 @@ def test_list_13_reproaches_long_texts_power_words_habits_and_conditions(text, f
     assert REFLEX.matches(text) is fires
 
 
+@pytest.mark.parametrize("text, fires", [("Excuse me, so sorry, but stop now, it's on my bag!", True),
+                                         ("打扰一下 麻烦您马上停一下 我鞋带卷进去了", True), ("Hold position!", True),
+                                         ("无人机原地悬停", True), ("劳驾快停下，有人", True),
+                                         ("急停反应时间要测一下", False), ("停停走走的真累", False),
+                                         ("Simon says stop!", False), ("无人机悬停的时间是多少", False)])
+def test_list_14_polite_leads_technical_halts_and_games(text, fires):
+    assert REFLEX.matches(text) is fires
+
+
 def test_robot_names_come_from_a_parameter():
     words = load_words()  # one unknown word before a stop is read as a name anyway ("robbie stop"); longer names not
     assert not StopReflex(words).matches("big robbie stop") and not StopReflex(words).matches("大白熊停车")
@@ -232,6 +241,9 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # (你还不停？！, "Are you not going to stop?!"), an exclaimed last clause of a long text, "get away from her", power
 # and line words (拉闸, "kill the line", lockout), dialect and role leads, conditions in Chinese (的时候), "stop
 # scrolling" (an -ing habit) and more banter and not_after words.
+# List 14's first run, with list 13's rules: en 119/130 (91.5 %), zh 110/130 (84.6 %), 6 / 6 false stops (session 16's
+# rules: 119, 109, 7 / 5); it taught polite and apologetic leads (excuse me, 不好意思, 劳驾), technical halts
+# (hold position, 保持位置, 悬停), dialect (停一哈, 恁), songs, games and readings as banter (Simon says).
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -239,10 +251,14 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_7.json": {"en": 1.0, "zh": 1.0}, "reflex_stops_8.json": {"en": 0.98, "zh": 0.99},
                 "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}, "reflex_stops_10.json": {"en": 1.0, "zh": 1.0},
                 "reflex_stops_11.json": {"en": 1.0, "zh": 0.99}, "reflex_stops_12.json": {"en": 0.99, "zh": 0.98},
-                "reflex_stops_13.json": {"en": 0.92, "zh": 0.79}}
+                "reflex_stops_13.json": {"en": 0.92, "zh": 0.79},
+                "reflex_stops_14.json": {"en": 0.96, "zh": 0.92}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
-BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 3}}
+# List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
+# inside a reading), "I can do a skid stop on my scooter!", "住手吧 别再买衣服了" (to a person).
+BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 3},
+                     "reflex_stops_14.json": {"en": 2, "zh": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
