@@ -219,10 +219,9 @@ class StopReflex:
         for k in range(len(u)):
             if k and not u[k - 1].word_end:
                 continue
-            ends = [(j, "stop") for kind in ("stop", "halt") for j in self._match(u, k, kind)]
-            ends += [(j, "stop") for j in self._match(u, k, "rebuke")]
-            if any(j == len(u) or u[j - 1].pause or self._fires(u, j, state, memo, True, strict=True)
-                   or any(m == len(u) or u[m - 1].pause for m in self._machine_object(u, j)) for j, state in ends):
+            ends = [j for kind in ("stop", "halt", "rebuke") for j in self._match(u, k, kind)]
+            if any(u[j - 1].pause or self._fires(u, j, "stop", memo, True, strict=True)
+                   or any(u[m - 1].pause for m in self._machine_object(u, j)) for j in ends):
                 return True
         return False
 
