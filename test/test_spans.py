@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from globalgen_ros.scoring import cuts_a_chinese_word, cuts_a_word
 from globalgen_ros.understanding.predict import (
     is_latin_word_char,
+    last_spans,
     widen_to_cjk_words,
     widen_to_numeral,
     widen_to_words,
@@ -74,3 +75,27 @@ def test_a_chinese_span_that_starts_or_ends_inside_a_jieba_word_counts_as_cut():
     assert cuts_a_chinese_word("给上官婉儿打电话", "官婉儿") and cuts_a_chinese_word("我想听周杰伦的歌", "周杰")
     assert not cuts_a_chinese_word("给上官婉儿打电话", "上官婉儿")
     assert not cuts_a_chinese_word("我想听周杰伦的歌", "周杰伦")
+
+
+def span(text: str, part: str, name: str, value: object = None) -> tuple[str, int, int, object]:
+    """A tagged run of `name` over the first `part` of text."""
+    a = text.index(part)
+    return name, a, a + len(part), value
+
+
+def test_the_last_run_of_a_slot_wins_and_a_name_said_in_pieces_is_joined():
+    text = "call Anna, no wait, call Maria"
+    assert last_spans(text, [span(text, "Anna", "contact"), span(text, "Maria", "contact")]) == {
+        "contact": (text.index("Maria"), len(text), None)}
+    text = "call D'Angelo Jean-Baptiste please"
+    got = last_spans(text, [span(text, "D'Angelo", "contact"), span(text, "Jean-Baptiste", "contact")])
+    assert text[got["contact"][0] : got["contact"][1]] == "D'Angelo Jean-Baptiste"
+    text = "温度设成二十度，不，二十一度"
+    got = last_spans(text, [span(text, "二十", "temperature", "20"), span(text, "二十一", "temperature", "21")])
+    assert got["temperature"][2] == "21"
+    text = "set it to twenty twenty-two"  # numbers are never joined: two numbers, the last one said
+    got = last_spans(text, [span(text, "twenty", "temperature", "20"), span(text, "twenty-two", "temperature", "22")])
+    assert got["temperature"] == (text.index("twenty-two"), len(text), "22")
+    text = "put the plate on the counter"  # different slots stay apart
+    got = last_spans(text, [span(text, "the plate", "object"), span(text, "the counter", "location")])
+    assert set(got) == {"object", "location"}

@@ -87,6 +87,20 @@ def check_files(model_dir: Path, sha256: dict[str, str]) -> None:
             raise ValueError(f"{path} does not match its sha256 in nlu.json (corrupt or from another model)")
 
 
+def last_spans(text: str, found: list[tuple[str, int, int, object]]) -> dict[str, tuple[int, int, object]]:
+    """One span per slot from its tagged runs in utterance order: the last one wins (a correction or the command
+    after its context comes last: "call Anna, no, Maria"), and a text slot's runs with only spaces between them are
+    one name said in pieces ("D'Angelo | Jean-Baptiste"). Number runs carry their parsed value; text runs None."""
+    out: dict[str, tuple[int, int, object]] = {}
+    for name, a, b, value in found:
+        prev = out.get(name)
+        if value is None and prev is not None and prev[2] is None and not text[prev[1] : a].strip():
+            a = min(a, prev[0])
+            b = max(b, prev[1])
+        out[name] = (a, b, value)
+    return out
+
+
 RECENT = 32  # predictions kept for a later predict() of the same text (remember=True)
 
 
@@ -130,10 +144,10 @@ class Understanding:
 
     def span_slots(self, text: str, idx: list[int], offsets, tags: np.ndarray, types: dict) -> tuple[dict, dict]:
         """Text / number slots of the predicted intent from BIO runs; values and original-text spans."""
-        slots, spans = {}, {}
+        found: list[tuple[str, int, int, object]] = []
         names = [self.layout.tags[int(t)] for t in tags]
         for name, t0, t1 in decode_bio(names):
-            if types.get(name) not in ("text", "number") or name in slots:
+            if types.get(name) not in ("text", "number"):
                 continue
             toks = [offsets[t] for t in range(t0, t1) if offsets[t][1] > offsets[t][0]]
             if not toks:
@@ -144,17 +158,16 @@ class Understanding:
                 continue
             if types[name] == "number":
                 a, b = widen_to_numeral(text, a, b)
-            elif is_cjk(text[a]) or is_cjk(text[b - 1]):
-                a, b = widen_to_cjk_words(text, a, b)
-            if types[name] == "number":
                 said = numbers_said(text[a:b])
-                if not said:
-                    continue
-                slots[name] = said[0]
-            else:
-                slots[name] = text[a:b]
-            spans[name] = (a, b)
-        return slots, spans
+                if said:
+                    found.append((name, a, b, said[0]))
+                continue
+            if is_cjk(text[a]) or is_cjk(text[b - 1]):
+                a, b = widen_to_cjk_words(text, a, b)
+            found.append((name, a, b, None))
+        spans = last_spans(text, found)
+        slots = {name: (value if value is not None else text[a:b]) for name, (a, b, value) in spans.items()}
+        return slots, {name: (a, b) for name, (a, b, _) in spans.items()}
 
     def enum_slots(self, intent: str, enum_logits: np.ndarray) -> dict:
         """Enum slots of the intent from its groups of the enum head (<absent> -> not set)."""
