@@ -98,3 +98,13 @@ def test_a_stop_the_model_decides_below_its_own_floor_is_declined(nlu):
     assistant.stop_min_confidence = p["confidence"] + 1e-4
     assert assistant.confidence_floor("stop") > p["confidence"] and assistant.respond(text).intent == "none"
     assert assistant.confidence_floor("navigate") == assistant.min_confidence
+
+
+def test_weights_are_uint8_so_every_x86_cpu_computes_the_same_integers():
+    """ONNX Runtime's AVX2 kernel for u8 x s8 sums pairs of products in 16 bits (VPMADDUBSW saturates) and AVX-512
+    VNNI in 32, so int8 weights answer differently on different CPUs; its u8 x u8 kernels are exact on both."""
+    import onnx
+
+    kinds = {t.data_type for t in onnx.load(str(NLU / "nlu.int8.onnx")).graph.initializer
+             if t.name.endswith("_quantized")}
+    assert kinds == {onnx.TensorProto.UINT8}

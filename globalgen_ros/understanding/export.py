@@ -67,11 +67,15 @@ def export_onnx(model: nn.Module, path: Path, opset: int = 17) -> Path:
 
 
 def quantize_int8(src: Path, dst: Path, keep_fp32: tuple[str, ...] = ()) -> Path:
-    """Dynamic int8 quantization (per-channel weights) of MatMul/Gather; MatMuls of layers named in keep_fp32
-    (e.g. "fo", the FFN down-projection whose GELU input has outliers) stay fp32."""
+    """Dynamic 8-bit quantization (per-channel uint8 weights, uint8 activations) of MatMul/Gather; MatMuls of layers
+    named in keep_fp32 (e.g. "fo", the FFN down-projection whose GELU input has outliers) stay fp32.
+
+    uint8 weights, not int8: ONNX Runtime's AVX2 kernel for u8 x s8 sums pairs of products in 16 bits (VPMADDUBSW
+    saturates) while AVX-512 VNNI sums in 32, so int8 weights gave different answers on different x86 CPUs; its
+    u8 x u8 kernels widen to 16 bits first and are exact everywhere (docs/model.md, session 18)."""
     names = [n.name for n in onnx.load(str(src), load_external_data=False).graph.node if n.op_type == "MatMul"]
     skip = [n for n in names if any(f"/{k}/" in n for k in keep_fp32)]
-    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True, nodes_to_exclude=skip)
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QUInt8, per_channel=True, nodes_to_exclude=skip)
     return dst
 
 
