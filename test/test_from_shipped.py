@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from globalgen_ros.understanding.export import quantize_int8, session  # noqa: E402
-from globalgen_ros.understanding.from_shipped import dequantize, rebuild  # noqa: E402
+from globalgen_ros.understanding.from_shipped import dequantize, initializers, rebuild  # noqa: E402
 from globalgen_ros.understanding.model import export_nlu  # noqa: E402
 from globalgen_ros.understanding.predict import Understanding  # noqa: E402
 
@@ -22,18 +22,29 @@ def rebuilt():
     return rebuild(NLU)
 
 
-def test_the_rebuilt_model_requantizes_to_the_shipped_logits(rebuilt, tmp_path):
+def test_the_rebuilt_model_exports_exactly_the_shipped_weights_dequantized(rebuilt, tmp_path):
+    """Every quantized weight of the shipped graph, dequantized, is the same float tensor in a fresh fp32 export of
+    the rebuilt model (uint8 asymmetric quantization is not idempotent, so requantizing cannot prove this)."""
     model, kept, meta = rebuilt
     assert kept.size == meta["kept_vocab_size"] and (np.diff(kept) > 0).all()
+    graph = initializers(NLU / "nlu.int8.onnx")
+    shipped = dequantize(graph)
+    fresh = initializers(export_nlu(model, tmp_path / "fp32.onnx"))
+    quantized = [k for k in shipped if k + "_quantized" in graph]
+    assert len(quantized) >= 70 and set(quantized) <= set(fresh)
+    for name in quantized:
+        np.testing.assert_array_equal(fresh[name], shipped[name], err_msg=name)
+
+
+def test_requantizing_the_rebuilt_model_keeps_the_shipped_decisions(rebuilt, tmp_path):
+    model, _, _ = rebuilt
     shipped = Understanding(NLU)
     again = session(quantize_int8(export_nlu(model, tmp_path / "fp32.onnx"), tmp_path / "int8.onnx"))
     for text in TEXTS:
         ref = shipped.run(text)
         ids = shipped.encode(ref["norm"])[0]
-        il, tl, el = (x[0] for x in again.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)}))
-        np.testing.assert_allclose(il, ref["intent"], atol=1e-3)
-        assert (tl.argmax(-1) == ref["tags"].argmax(-1)).all()
-        np.testing.assert_allclose(el, ref["enum"], atol=1e-3)
+        il, tl, _ = (x[0] for x in again.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)}))
+        assert il.argmax() == ref["intent"].argmax() and (tl.argmax(-1) == ref["tags"].argmax(-1)).all(), text
 
 
 def test_the_rebuilt_fp32_model_agrees_with_the_shipped_int8_one(rebuilt):
