@@ -15,7 +15,7 @@ from globalgen_ros.assistant import Assistant
 from globalgen_ros.bench.decode_bench import load_cases
 from globalgen_ros.decoding.calibration import AcceptanceStats
 from globalgen_ros.decoding.drafters import OracleDrafter
-from globalgen_ros.decoding.tree import Chain, step_mask
+from globalgen_ros.decoding.tree import EXACT_KEY_BLOCK, Chain, key_block_room, step_mask
 from globalgen_ros.runtime.constraints import HeaderConstraint
 from globalgen_ros.runtime.format import header_tokens, prompt_tokens
 
@@ -168,3 +168,30 @@ def test_confident_does_not_draft_for_nothing_before_a_header_choice(assistant):
         run.state = con.advance(run.state, t)
     extend_confident(dec, run, [counting], ThresholdSchedule(tau=0.5, floor=0.5), 0)
     assert counting.calls > 0  # in the reply, drafts may be taken unverified
+
+
+def test_no_verification_crosses_a_key_block(assistant, monkeypatch):
+    """Draft trees end before a multiple of EXACT_KEY_BLOCK keys (where ONNX Runtime's SGEMM restarts its sums),
+    so a node's sums over keys run as under `ar`; near a block end the tree shrinks, then grows again."""
+    assert [key_block_room(i) for i in (0, 1, 127, 128, 250)] == [128, 127, 1, 128, 6]
+    dec, tok = assistant.decoder, assistant.tokenizer
+    seen = []
+    forward = dec.forward
+
+    def recording(run, ids, positions, mask, logits_from=0):
+        seen.append((mask.shape[-1] - ids.shape[1], logits_from + 1, ids.shape[1]))  # (past, pending, fed)
+        return forward(run, ids, positions, mask, logits_from)
+
+    monkeypatch.setattr(dec, "forward", recording)
+    room = assistant.model.dims.max_len - (EXACT_KEY_BLOCK - 8)  # a prompt ending a few keys before a block end
+    text = longest(assistant, "pick up the small red box from the kitchen table", room)
+    ids, user = prompt_tokens(tok, text)
+    assert EXACT_KEY_BLOCK - 30 < len(ids) < EXACT_KEY_BLOCK
+    ar = dec.generate(ids, constraint=HeaderConstraint(assistant.schema, tok, user), strategy="ar", max_new_tokens=40)
+    seen.clear()
+    right = dec.generate(ids, constraint=HeaderConstraint(assistant.schema, tok, user), strategy="parallel",
+                         max_new_tokens=40, drafters=[OracleDrafter(ids, ar.tokens)])
+    assert right.tokens == ar.tokens
+    trees = [(p + m, fed - m) for p, m, fed in seen[1:] if fed > m]  # (first node's key index, nodes)
+    assert trees and all(first // EXACT_KEY_BLOCK == (first + t - 1) // EXACT_KEY_BLOCK for first, t in trees)
+    assert len(ids) + len(ar.tokens) > EXACT_KEY_BLOCK + 4 and any(t == key_block_room(first) for first, t in trees)

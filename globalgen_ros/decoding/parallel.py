@@ -26,7 +26,14 @@ from globalgen_ros.decoding.step import (
     greedy,
     record_first_decision,
 )
-from globalgen_ros.decoding.tree import EMPTY_TREE, DraftTree, select_tree, step_mask, step_positions
+from globalgen_ros.decoding.tree import (
+    EMPTY_TREE,
+    DraftTree,
+    key_block_room,
+    select_tree,
+    step_mask,
+    step_positions,
+)
 
 if TYPE_CHECKING:
     from globalgen_ros.decoding.engine import Decoder
@@ -38,6 +45,7 @@ def build_tree(dec: Decoder, run: Run, drafters: list[Drafter], n_pending: int) 
     # The first forward (the prompt) only drafts a few tokens: guesses of the intent rarely pay for the
     # longer time to the first token.
     max_nodes = dec.options.max_draft if run.stats.forwards else dec.options.prefill_draft
+    max_nodes = min(max_nodes, key_block_room(dec.cache.length + n_pending))
     if depth <= 0 or not drafters or not max_nodes:
         return EMPTY_TREE
     cands = build_candidates(dec, run, propose(dec, run, drafters, depth), depth)

@@ -15,6 +15,16 @@ import numpy as np
 
 from globalgen_ros.runtime.onnx_model import MASKED
 
+# ONNX Runtime's CPU SGEMM (MLAS) sums over keys in blocks of 128 * 2^j starting at key 0. A tree node's keys
+# sit at other indices than under `ar` (its ancestors' siblings in between), which only leaves the sums
+# unchanged while those keys stay in one block: a tree never crosses a multiple of this.
+EXACT_KEY_BLOCK = 128
+
+
+def key_block_room(first: int, block: int = EXACT_KEY_BLOCK) -> int:
+    """Return how many tree nodes fit from key index `first` before the next multiple of `block`."""
+    return block - first % block
+
 
 @dataclass
 class Chain:

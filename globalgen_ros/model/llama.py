@@ -173,20 +173,32 @@ class ExtraHead(nn.Module):
 
 def grouped_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, past_k: torch.Tensor,
                       past_v: torch.Tensor, mask: torch.Tensor, scale: float) -> torch.Tensor:
-    """Grouped-query attention of `decode`: q (1, H, k, D) against Hkv = H / G key/value heads, none repeated.
+    """Grouped-query attention of `decode` whose every output is the same whichever rows share the forward.
 
-    k, v: (1, Hkv, k, D); past_k: (1, Hkv, D, P); past_v: (1, Hkv, P, D); mask: (1, 1, k, P + k) additive.
-    Query head h reads K/V head h // G (HF's repeat_kv); the G query heads of a group are stacked as rows, so
-    the cache is neither copied nor repeated. Returns y (1, H, k, D).
+    q (1, H, k, D); k, v: (1, Hkv, k, D); past_k, past_v: (P, Hkv, D) as cached; mask: (1, 1, k, P + k)
+    additive. Query head h reads K/V head h // G (HF's repeat_kv); the G query heads of a group are stacked as
+    rows, so the cache is never repeated. Returns y (1, H, k, D).
+
+    A tree node must get, bit for bit, what it gets under `ar`, where its ancestors are in the cache: on ONNX
+    Runtime's CPU kernels a sum over keys does not change when hidden keys (exact zeros) sit between the visible
+    ones, but it does change when the keys are split into past and new parts at a different place, when a
+    MatMul has one column (a GEMV path), and in Softmax's vectorised sum. So the keys and values are concatenated
+    first, scores and value sums are single MatMuls with at least two rows and columns (G >= 2 query rows), and
+    the softmax is unnormalised: exp(s - max) @ [V | 1, 1] divides by its own sum over the same keys. What is
+    left to the runtime: a verification must not cross a multiple of `EXACT_KEY_BLOCK` keys (the MatMul kernel
+    restarts its sums there; `decoding/tree.py` `key_block_room`).
     """
     _, H, n, D = q.shape
-    Hkv, P = k.shape[1], past_k.shape[-1]
+    Hkv = k.shape[1]
     g = H // Hkv
     qg = q.reshape(1, Hkv, g * n, D)  # (1, Hkv, G k, D)
-    scores = torch.cat([qg @ past_k, qg @ k.transpose(-1, -2)], dim=-1)  # (1, Hkv, G k, P + k)
-    scores = scores.view(1, Hkv, g, n, P + n) * scale + mask[:, :, None]
-    att = torch.softmax(scores, dim=-1).view(1, Hkv, g * n, P + n)
-    y = att[..., :P] @ past_v + att[..., P:] @ v  # (1, Hkv, G k, D)
+    k_all = torch.cat([past_k, k[0].transpose(0, 1)], dim=0).permute(1, 2, 0)[None]  # (1, Hkv, D, P + k)
+    v_all = torch.cat([past_v, v[0].transpose(0, 1)], dim=0).transpose(0, 1)[None]  # (1, Hkv, P + k, D)
+    scores = (qg @ k_all).view(1, Hkv, g, n, -1) * scale + mask[:, :, None]  # (1, Hkv, G, k, P + k)
+    scores = scores.view(1, Hkv, g * n, -1)
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))  # hidden keys: exactly 0
+    ones = torch.ones_like(v_all[..., :2])  # (1, Hkv, P + k, 2): two columns, not a GEMV
+    y = (e @ v_all) / (e @ ones)[..., :1]  # (1, Hkv, G k, D)
     return y.view(1, H, n, D)
 
 
@@ -252,11 +264,11 @@ class LlamaWithHeads(nn.Module):
         new_kv = []
         for i, layer in enumerate(self.model.layers):
             q, k, v = layer.self_attn.qkv(layer.input_layernorm(x), cos, sin)  # (1, H, k, D)
-            past_k = past[2 * i].permute(1, 2, 0)[None]  # (1, H, D, P)
-            past_v = past[2 * i + 1].permute(1, 0, 2)[None]  # (1, H, P, D)
             if layer.self_attn.n_kv_heads != layer.self_attn.n_heads:
-                y = grouped_attention(q, k, v, past_k, past_v, attention_mask, scale)
+                y = grouped_attention(q, k, v, past[2 * i], past[2 * i + 1], attention_mask, scale)
             else:
+                past_k = past[2 * i].permute(1, 2, 0)[None]  # (1, H, D, P)
+                past_v = past[2 * i + 1].permute(1, 0, 2)[None]  # (1, H, P, D)
                 # Past and new keys scored apart and the values mixed apart: past K/V are never concatenated
                 # with the new ones (a copy of the whole cache per layer and forward).
                 scores = torch.cat([q @ past_k, q @ k.transpose(-1, -2)], dim=-1) * scale + attention_mask
