@@ -208,21 +208,29 @@ def test_default_model_is_still_the_project_assistant():
     assert Path(a.artifacts.root, "manifest.json").is_file() and "chat" not in a.artifacts.manifest
 
 
-def test_draft_heads_trained_on_the_models_own_replies_keep_parallel_identical_to_ar(imported, tmp_path, capsys):
+@pytest.mark.parametrize("kind", ["medusa", "recurrent"])
+def test_draft_heads_trained_on_the_models_own_replies_keep_parallel_identical_to_ar(imported, tmp_path, capsys,
+                                                                                       kind):
     """`globalgen heads`: self-distilled heads over a draft vocabulary are written with their manifest entries,
     the runtime maps their columns to token ids, and `parallel` drafting from them still says what `ar` says."""
     d = tmp_path / "with_heads"
     shutil.copytree(imported["int4"], d)
-    assert cli_main(["heads", "--model-dir", str(d), "--prompts", "30", "--held-out", "5", "--heads", "2",
-                     "--vocab", "200", "--epochs", "30", "--minutes", "1", "--max-new-tokens", "12"]) == 0
+    argv = ["heads", "--model-dir", str(d), "--prompts", "30", "--held-out", "5", "--heads", "2", "--vocab", "200",
+            "--epochs", "30", "--minutes", "1", "--max-new-tokens", "12", "--kind", kind,
+            "--samples", str(tmp_path / "samples.npz")]
+    assert cli_main(argv) == 0
+    if kind == "recurrent":  # a rerun reads the saved replies instead of collecting them again
+        assert (tmp_path / "samples.npz").is_file() and cli_main(argv) == 0
     manifest = json.loads((d / "manifest.json").read_text())
     assert {"heads.int8.onnx", "heads_vocab.npy", "config.json"} <= set(manifest["files"])
     recipe = manifest["heads"]
     assert recipe["heads"] == 2 and recipe["vocab"] <= 200 and len(recipe["accuracy_held_out"]) == 2
+    assert recipe["kind"] == kind
     assert recipe["last_loss"] < recipe["first_loss"]  # it learned something about the model's own replies
     a = Assistant(str(d), strategy="parallel", calibration="measure")
     vocab = a.model.head_vocab
     assert a.model.dims.n_extra_heads == 2 and vocab is not None and len(vocab) == recipe["vocab"]
+    assert a.model.heads_take_token is (kind == "recurrent")
     hidden = np.zeros((1, a.model.dims.hidden_size), np.float32)
     assert a.model.heads(hidden).shape == (1, 2, len(vocab))
     used = 0.0

@@ -4,7 +4,9 @@ Self-distillation (importer/heads.py): the model answers English transcripts of 
 (never the llm benchmark's prompts); K residual heads learn to predict the tokens 2..K+1 ahead from the final
 hidden state, scored over a draft vocabulary of the reply tokens seen. Writes heads.int8.onnx, heads_vocab.npy,
 num_extra_heads in config.json and the manifest; `parallel` then drafts from them too (still token-identical to
-`ar`). Needs torch (requirements/train.txt). Measure with `globalgen bench --suite llm --model-dir DIR`.
+`ar`). `--kind recurrent` (importer/recurrent_heads.py) feeds the bonus token and each guess back into one
+unrolled block instead of K independent heads. `--samples FILE.npz` keeps the collected replies for a rerun.
+Needs torch (requirements/train.txt). Measure with `globalgen bench --suite llm --model-dir DIR`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--max-new-tokens", type=int, default=64)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--kind", choices=("medusa", "recurrent"), default="medusa",
+                   help="independent heads (medusa) or one block fed its own guesses (recurrent)")
+    p.add_argument("--samples", metavar="FILE.npz",
+                   help="load the collected replies from FILE if it exists, else collect them and save them there")
     return p
 
 
@@ -44,20 +50,33 @@ def run(args) -> int:
     t0 = time.perf_counter()
     assistant = ChatAssistant(args.model_dir, strategy="ar", threads=args.threads, calibration=None)
     prompts = H.training_prompts(args.prompts, args.seed, exclude=PROMPTS + WARMUP)
-    samples = H.collect(assistant, prompts, args.max_new_tokens)
+    if args.samples and Path(args.samples).exists():
+        samples = H.load_samples(Path(args.samples))
+    else:
+        samples = H.collect(assistant, prompts, args.max_new_tokens)
+        if args.samples:
+            H.save_samples(Path(args.samples), samples)
     t_collect = time.perf_counter()
     n_test = min(args.held_out, len(samples) // 5)
-    x, y = H.examples(assistant.model, samples[n_test:], args.heads)
-    x_test, y_test = H.examples(assistant.model, samples[:n_test], args.heads)
+    x, bonus, y = H.examples(assistant.model, samples[n_test:], args.heads)
+    x_test, bonus_test, y_test = H.examples(assistant.model, samples[:n_test], args.heads)
     vocab = H.draft_vocab(y, args.vocab)
     root = Path(args.model_dir)
-    module, log = H.train(x, y, vocab, H.output_rows(root, vocab), epochs=args.epochs, minutes=args.minutes,
-                          seed=args.seed)
-    recipe = {"prompts": len(prompts), "held_out_prompts": n_test, "positions": len(x), "heads": args.heads,
-              "vocab": len(vocab), "target_coverage": round(float(np.isin(y[y >= 0], vocab).mean()), 4),
-              "accuracy_held_out": H.accuracy(module, x_test, y_test, vocab), **log,
-              "collect_s": round(t_collect - t0, 1)}
-    H.write(root, module, vocab, args.heads, recipe)
+    out_rows = H.output_rows(root, vocab)
+    if args.kind == "recurrent":
+        from globalgen_ros.importer import recurrent_heads as R
+
+        module = R.build(out_rows, H.embedding_rows(root, vocab), vocab, assistant.model.dims.vocab_size, args.heads)
+        log = R.train(module, x, bonus, y, vocab, epochs=args.epochs, minutes=args.minutes, seed=args.seed)
+        acc, exporter = R.accuracy(module, x_test, bonus_test, y_test, vocab), R.export
+    else:
+        module, log = H.train(x, y, vocab, out_rows, epochs=args.epochs, minutes=args.minutes, seed=args.seed)
+        acc, exporter = H.accuracy(module, x_test, y_test, vocab), None
+    recipe = {"kind": args.kind, "prompts": len(samples), "held_out_prompts": n_test, "positions": len(x),
+              "heads": args.heads, "vocab": len(vocab),
+              "target_coverage": round(float(np.isin(y[y >= 0], vocab).mean()), 4), "accuracy_held_out": acc,
+              **log, "collect_s": round(t_collect - t0, 1)}
+    H.write(root, module, vocab, args.heads, recipe, exporter)
     recipe["total_s"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(recipe))
     return 0

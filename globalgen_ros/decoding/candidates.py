@@ -23,7 +23,9 @@ def head_predictions(dec: Decoder, run: Run) -> tuple[np.ndarray, np.ndarray]:
     """Run the extra heads on the last verified hidden state (once per step); return (K, k) tokens, probs."""
     if run.head_out is None:
         t = time.perf_counter()
-        logits = dec.model.heads(run.head_hidden)[0]  # (K, V)
+        after = run.head_base + 1  # the bonus token, which recurrent heads read
+        token = np.array([run.tokens[after] if after < len(run.tokens) else 0])
+        logits = dec.model.heads(run.head_hidden, token)[0]  # (K, V)
         rows = np.arange(logits.shape[0])
         best = logits.argmax(-1)  # (K,)
         rest = logits.copy()

@@ -84,6 +84,22 @@ def collect(assistant, prompts: list[str], max_new: int) -> list[tuple[list[int]
     return out
 
 
+def save_samples(path: Path, samples: list[tuple[list[int], int]]) -> None:
+    """Write collected (ids, prompt length) pairs to an .npz file."""
+    lengths = np.asarray([len(ids) for ids, _ in samples], np.int64)
+    starts = np.asarray([start for _, start in samples], np.int64)
+    np.savez(path, ids=np.concatenate([np.asarray(ids, np.int64) for ids, _ in samples]), lengths=lengths,
+             starts=starts)
+
+
+def load_samples(path: Path) -> list[tuple[list[int], int]]:
+    """Read the pairs save_samples wrote."""
+    data = np.load(path)
+    ends = np.cumsum(data["lengths"])
+    return [(data["ids"][e - n: e].tolist(), int(s)) for e, n, s in zip(ends, data["lengths"], data["starts"],
+                                                                         strict=True)]
+
+
 def hidden_states(model, ids: list[int]) -> np.ndarray:
     """Return the final hidden states (T, d) of one causal forward over `ids` from an empty cache."""
     from globalgen_ros.runtime.onnx_model import MASKED
@@ -97,14 +113,16 @@ def hidden_states(model, ids: list[int]) -> np.ndarray:
 
 
 def examples(model, samples: list[tuple[list[int], int]], n_heads: int):
-    """Return hidden states (N, d) of reply positions and their targets (N, K): token t + j + 2, or -1 past the end."""
-    hs, ys = [], []
+    """Return hidden states (N, d) of reply positions, their bonus tokens (N,): token t + 1, and their targets
+    (N, K): token t + j + 2, or -1 past the end."""
+    hs, bonus, ys = [], [], []
     for ids, start in samples:
         h = hidden_states(model, ids)
         for t in range(start - 1, len(ids) - 2):  # the last prompt token predicts the reply's first
             hs.append(h[t])
+            bonus.append(ids[t + 1])
             ys.append([ids[t + j + 2] if t + j + 2 < len(ids) else -1 for j in range(n_heads)])
-    return np.stack(hs), np.asarray(ys, np.int64)
+    return np.stack(hs), np.asarray(bonus, np.int64), np.asarray(ys, np.int64)
 
 
 def draft_vocab(targets: np.ndarray, size: int) -> np.ndarray:
@@ -193,11 +211,12 @@ def export(module, d: int, path: Path) -> None:
         quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
 
 
-def write(model_dir: Path, module, vocab: np.ndarray, n_heads: int, recipe: dict) -> None:
-    """Write the heads, their vocabulary, num_extra_heads in config.json and the manifest's entries."""
+def write(model_dir: Path, module, vocab: np.ndarray, n_heads: int, recipe: dict, exporter=None) -> None:
+    """Write the heads (by `exporter`, default: Medusa heads' `export`), their vocabulary, num_extra_heads in
+    config.json and the manifest's entries."""
     from globalgen_ros.runtime.artifacts import sha256_file
 
-    export(module, module.out.shape[1], model_dir / HEADS_FILE)
+    (exporter or export)(module, module.out.shape[1], model_dir / HEADS_FILE)
     np.save(model_dir / VOCAB_FILE, vocab)
     cfg_path = model_dir / "config.json"
     cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
@@ -209,6 +228,13 @@ def write(model_dir: Path, module, vocab: np.ndarray, n_heads: int, recipe: dict
         manifest["files"][name] = {"sha256": sha256_file(model_dir / name), "size": (model_dir / name).stat().st_size}
     manifest["heads"] = recipe
     man_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def embedding_rows(model_dir: Path, vocab: np.ndarray) -> np.ndarray:
+    """Return the input embedding rows (Vd, d) of the draft vocabulary."""
+    from safetensors.numpy import load_file
+
+    return load_file(str(model_dir / "model.safetensors"))["model.embed_tokens.weight"][vocab].astype(np.float32)
 
 
 def output_rows(model_dir: Path, vocab: np.ndarray) -> np.ndarray:

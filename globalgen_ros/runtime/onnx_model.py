@@ -86,6 +86,8 @@ class OnnxModel:
         self.decoder = open_session(check_file(artifacts.root, decoder_file, None, False), threads, spin)
         self.heads_session = (open_session(check_file(artifacts.root, heads_file, None, False), threads, spin)
                               if self.dims.n_extra_heads else None)
+        self.heads_take_token = self.heads_session is not None and "token" in {
+            i.name for i in self.heads_session.get_inputs()}
         # Heads trained for an imported model score a draft vocabulary (importer/heads.py): its full ids.
         self.head_vocab = (np.load(artifacts.path(HEAD_VOCAB_FILE)) if self.heads_session is not None
                            and HEAD_VOCAB_FILE in artifacts.manifest.get("files", {}) else None)
@@ -121,9 +123,13 @@ class OnnxModel:
         logits, hidden, new_kv = self.decoder.run(None, feeds)
         return logits, hidden, new_kv
 
-    def heads(self, hidden: np.ndarray) -> np.ndarray:
+    def heads(self, hidden: np.ndarray, token: np.ndarray | None = None) -> np.ndarray:
         """Return head logits (n, K, V) for final hidden states (n, d); head j predicts the token j + 2 ahead
-        (V: the draft vocabulary when `head_vocab` is set, whose entry i is the token id of column i)."""
+        (V: the draft vocabulary when `head_vocab` is set, whose entry i is the token id of column i).
+        Recurrent heads (importer/recurrent_heads.py) also take `token` (n,): the token after each hidden state."""
         if self.heads_session is None:
             raise RuntimeError("this model has no extra heads (num_extra_heads = 0)")
-        return self.heads_session.run(None, {"hidden": np.ascontiguousarray(hidden, dtype=np.float32)})[0]
+        feeds = {"hidden": np.ascontiguousarray(hidden, dtype=np.float32)}
+        if self.heads_take_token:
+            feeds["token"] = np.zeros(len(hidden), np.int64) if token is None else np.asarray(token, np.int64)
+        return self.heads_session.run(None, feeds)[0]
