@@ -30,6 +30,7 @@ from globalgen_ros.decoding.tree import step_mask  # noqa: E402
 from globalgen_ros.importer.assistant import ChatAssistant  # noqa: E402
 from globalgen_ros.importer.plain import AnyToken, open_imported, plain_decoder  # noqa: E402
 from globalgen_ros.importer.prompt import slot_text  # noqa: E402
+from globalgen_ros.importer.weights import default_weights  # noqa: E402
 from globalgen_ros.importer.write import import_model  # noqa: E402
 
 TEXTS = ["navigate to the park", "what is the weather like today?", "play some jazz please", "stop now",
@@ -38,13 +39,14 @@ TEXTS = ["navigate to the park", "what is the weather like today?", "play some j
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> dict:
-    """The tiny model as an HF directory, imported by the CLI with --weights int4 and by import_model (int8)."""
+    """The tiny model as an HF directory, imported by the CLI with --weights int4 and by import_model with the
+    default weights (int8: the model has grouped-query attention)."""
     root = tmp_path_factory.mktemp("run")
     tok = make_tokenizer()
     model = make_model(tok.get_vocab_size(), 2, True, {"rope_type": "default", "rope_theta": 50000.0}, context=512)
     hf = write_hf(model, tok, root / "hf")
-    assert cli_main(["import", str(hf), "--out", str(root / "int4"), "--keep-fp32"]) == 0  # default weights: int4
-    import_model(hf, root / "int8", weights="int8")
+    assert cli_main(["import", str(hf), "--out", str(root / "int4"), "--keep-fp32", "--weights", "int4"]) == 0
+    import_model(hf, root / "int8")
     return {"model": model, "tok": tok, "hf": hf, "int4": root / "int4", "int8": root / "int8"}
 
 
@@ -62,6 +64,10 @@ def test_weights_option_is_recorded_and_its_decoder_opened(imported):
     int8 = json.loads((imported["int8"] / "manifest.json").read_text())
     assert int8["decoder"] == "model.int8.onnx" and int8["recipe"]["weights"] == "int8"
     assert "model.int4.onnx" not in int8["files"]
+    q8 = onnx.load(str(imported["int8"] / "model.int8.onnx"))
+    weights = [i for i in q8.graph.initializer if i.name.endswith("_quantized")]
+    assert weights and all(i.data_type == onnx.TensorProto.UINT8 for i in weights)  # no AVX2 u8 x s8 saturation
+    assert default_weights(4, 2) == "int8" and default_weights(4, 4) == "int4"
     for weights in ("int4", "int8"):
         m = open_imported(imported[weights])  # the decoder the manifest names
         assert m.decoder_file == f"model.{weights}.onnx" and m.row_independent and m.heads_session is None

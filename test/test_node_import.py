@@ -1,8 +1,9 @@
 """globalgen_node on an imported chat model (`model_dir:=` an import), over real DDS.
 
-The tiny random LLaMA of test_import.py is imported (int4, the default) and the node is started on it: the shipped
-understanding model decides intent and slots, the imported model speaks (noise: it is random), the stop reflex
-fires without it, and the cloud-off decline of an open question still gets exactly one final answer.
+The tiny random LLaMA of test_import.py is imported (int8, the default for its grouped-query attention) and the
+node is started on it: the shipped understanding model decides intent and slots, the imported model speaks (noise:
+it is random), the stop reflex fires without it, and the cloud-off decline of an open question still gets exactly
+one final answer.
 """
 
 import pytest
@@ -24,8 +25,8 @@ def imported(tmp_path_factory):
     root = tmp_path_factory.mktemp("node_import")
     tok = make_tokenizer()
     model = make_model(tok.get_vocab_size(), 2, True, {"rope_type": "default", "rope_theta": 50000.0}, context=512)
-    import_model(write_hf(model, tok, root / "hf"), root / "int4")
-    return root / "int4"
+    import_model(write_hf(model, tok, root / "hf"), root / "imported")
+    return root / "imported"
 
 
 def final_and_intents(node, text: str):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from globalgen_ros.importer.weights import DEFAULT_WEIGHTS, WEIGHTS
+from globalgen_ros.importer.weights import WEIGHTS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -21,10 +21,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="HF model directory (config.json + safetensors/bin + tokenizer) or .gguf file")
     p.add_argument("--out", required=True, help="output model directory, e.g. models/smollm2")
-    p.add_argument("--weights", choices=WEIGHTS, default=DEFAULT_WEIGHTS,
-                   help="int4 (default): MatMulNBits 4-bit blocks of 32, fp32 activations (parallel "
-                        "token-identical to ar); int8: int8 weights, activations quantized per row (faster on "
-                        "SmolLM2, but its parallel may differ from ar)")
+    p.add_argument("--weights", choices=WEIGHTS,
+                   help="int8 (default with grouped-query attention): uint8 weights, activations quantized per "
+                        "row, parallel bit-identical to ar; int4 (default without GQA, where int8's parallel may "
+                        "differ from ar): MatMulNBits 4-bit blocks of 32, fp32 activations")
     p.add_argument("--keep-fp32", action="store_true", help="also write model.fp32.onnx (reference decoder)")
     p.add_argument("--max-len", type=int, help="cap the context (max_position_embeddings: the KV cache size)")
     p.add_argument("--no-check", action="store_true", help="skip the ONNX Runtime vs torch comparison")

@@ -5,8 +5,11 @@ embeddings), symmetric blocks of 32 weights along the input dimension, accuracy 
 accumulation stay fp32). Nothing depends on the other tokens of a forward, so tree verification stays
 lossless; measured on SmolLM2-135M (docs/import.md) it is the format whose `parallel` equals its `ar`, but
 slower per reply than int8: with fp32 accumulation a forward of k >= 2 tokens dequantizes every block again.
-int8: `model/export.py` `quantize` (int8 weights, activations quantized per row): row-independent too, but on
-a 30-layer model the per-row rounding amplifies last-bit noise of the fp32 attention into different tokens.
+int8: `model/export.py` `quantize` (per-channel uint8 weights, activations quantized per row): row-independent
+too, and with grouped-query attention the decoder's attention is exact per row as well (`model/llama.py`
+`grouped_attention`), so `parallel` says bit for bit what `ar` says; it is then the faster format and the
+default. Without GQA (one K/V head per query head) the attention keeps its split form, whose last-bit noise the
+per-row rounding amplifies over many layers into different tokens: int4 stays the default there.
 """
 
 from __future__ import annotations
@@ -17,13 +20,17 @@ from pathlib import Path
 import numpy as np
 
 WEIGHTS = ("int4", "int8")
-DEFAULT_WEIGHTS = "int4"  # lossless on SmolLM2 (16/16); int8 is faster but is not (10/16): docs/import.md
 DECODER_FILES = {"int4": "model.int4.onnx", "int8": "model.int8.onnx"}
 BLOCK_SIZE = 32
 INT4_OPSET = 21  # GatherBlockQuantized with int4 data needs opset 21
 # ops whose versions 19-21 only add types (float8, int4) or an attribute for them (Cast's saturate)
 TYPES_ONLY = frozenset({"Cast", "Constant", "ConstantOfShape", "Identity", "Reshape", "Shape", "Size", "Squeeze",
                         "Transpose", "Unsqueeze"})
+
+
+def default_weights(n_heads: int, n_kv_heads: int) -> str:
+    """Return the default format: int8 where its tree verification is exact (GQA), int4 elsewhere."""
+    return "int8" if n_kv_heads < n_heads else "int4"
 
 
 def decoder_file(weights: str) -> str:
@@ -75,4 +82,4 @@ def quantize_decoder(weights: str, src: Path, dst: Path) -> None:
     else:
         from globalgen_ros.model.export import quantize
 
-        quantize(src, dst)
+        quantize(src, dst, unsigned=True)  # exact on AVX2 too (no u8 x s8 saturation), closer to fp32

@@ -23,7 +23,7 @@ from safetensors.torch import save_file
 
 from globalgen_ros.importer.convert import build_model, llama_config
 from globalgen_ros.importer.source import ImportedSource, load_source
-from globalgen_ros.importer.weights import DEFAULT_WEIGHTS, decoder_file, quantize_decoder
+from globalgen_ros.importer.weights import decoder_file, default_weights, quantize_decoder
 from globalgen_ros.model.export import example_inputs, export_decoder, onnx_feeds
 from globalgen_ros.model.llama import LlamaWithHeads
 from globalgen_ros.runtime.artifacts import sha256_file
@@ -83,16 +83,20 @@ def write_manifest(out: Path, source: ImportedSource, decoder: str, recipe: dict
     return manifest
 
 
-def import_model(source_path: str | Path, out: str | Path, *, weights: str = DEFAULT_WEIGHTS,
+def import_model(source_path: str | Path, out: str | Path, *, weights: str | None = None,
                  keep_fp32: bool = False, max_len: int | None = None, check: bool = True) -> dict:
-    """Import SOURCE (HF directory or GGUF file) into `out` with `weights` int4 | int8; return a report."""
+    """Import SOURCE (HF directory or GGUF file) into `out` with `weights` int4 | int8 (None: `default_weights`
+    of its attention); return a report."""
     logging.getLogger("torch.onnx").setLevel(logging.ERROR)
     t0 = time.perf_counter()
-    decoder = decoder_file(weights)
+    if weights is not None:
+        decoder_file(weights)  # an unknown format fails before the source is read
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     source = load_source(source_path)
     cfg = llama_config(source.config, max_len)
+    weights = weights or default_weights(cfg.num_attention_heads, cfg.kv_heads)
+    decoder = decoder_file(weights)
     model = build_model(source, cfg)
     t_read = time.perf_counter()
     write_config(model, source, out)

@@ -129,14 +129,18 @@ def export_heads(model: LlamaWithHeads, path: Path) -> None:
                       input_names=["hidden"], output_names=["head_logits"])
 
 
-def quantize(src: Path, dst: Path) -> None:
-    """Quantize weights to int8 (dynamic quantization of MatMul and Gather), activations per row."""
+def quantize(src: Path, dst: Path, unsigned: bool = False) -> None:
+    """Quantize weights to int8 (dynamic quantization of MatMul and Gather), activations per row.
+
+    unsigned: per-channel uint8 weights instead of per-tensor int8, exact on every x86 CPU (ONNX Runtime's AVX2
+    u8 x s8 kernel saturates pairs of products at 16 bits; understanding/export.py `quantize_int8`)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from globalgen_ros.model.rowquant import per_row_activations
 
-    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul", "Gather"])
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QUInt8 if unsigned else QuantType.QInt8,
+                     per_channel=unsigned, op_types_to_quantize=["MatMul", "Gather"])
     # Per-tensor activation scales make a token's logits depend on the other tokens of the forward, which breaks
     # lossless tree verification (parallel != ar); per-row scales do not (see model/rowquant.py).
     onnx.save(per_row_activations(onnx.load(str(dst)))[0], str(dst))
