@@ -225,8 +225,14 @@ def test_draft_heads_trained_on_the_models_own_replies_keep_parallel_identical_t
             "--epochs", "30", "--minutes", "1", "--max-new-tokens", "12", "--kind", kind,
             "--samples", str(tmp_path / "samples.npz")]
     assert cli_main(argv) == 0
-    if kind == "recurrent":  # a rerun reads the saved replies instead of collecting them again
-        assert (tmp_path / "samples.npz").is_file() and cli_main(argv) == 0
+    if kind == "recurrent":  # a rerun reads the saved replies instead of collecting them again, pooled with others
+        lines = tmp_path / "open.txt"
+        lines.write_text("why is the sea salty\n\nTell me a riddle.\nwhy is the sea salty\n", encoding="utf-8")
+        assert cli_main(["heads", "--model-dir", str(d), "--prompt-file", str(lines), "--collect-only",
+                         "--max-new-tokens", "12", "--samples", str(tmp_path / "open.npz")]) == 0
+        assert (tmp_path / "samples.npz").is_file() and (tmp_path / "open.npz").is_file()
+        assert cli_main([*argv, "--samples", str(tmp_path / "open.npz")]) == 0
+        assert json.loads((d / "manifest.json").read_text())["heads"]["prompts"] == 30 + 2
     manifest = json.loads((d / "manifest.json").read_text())
     assert {"heads.int8.onnx", "heads_vocab.npy", "config.json"} <= set(manifest["files"])
     recipe = manifest["heads"]

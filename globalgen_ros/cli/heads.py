@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import time
 from pathlib import Path
 
@@ -33,8 +34,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--kind", choices=("medusa", "recurrent"), default="medusa",
                    help="independent heads (medusa) or one block fed its own guesses (recurrent)")
-    p.add_argument("--samples", metavar="FILE.npz",
-                   help="load the collected replies from FILE if it exists, else collect them and save them there")
+    p.add_argument("--samples", metavar="FILE.npz", action="append",
+                   help="collected replies: the files that exist are loaded (give it several times to pool them); "
+                        "if none exists, the replies are collected and saved in the first")
+    p.add_argument("--prompt-file", metavar="FILE.txt",
+                   help="answer these transcripts (one per line) instead of the phrasing data's")
+    p.add_argument("--collect-only", action="store_true", help="collect (and save with --samples), do not train")
     return p
 
 
@@ -49,14 +54,20 @@ def run(args) -> int:
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     assistant = ChatAssistant(args.model_dir, strategy="ar", threads=args.threads, calibration=None)
-    prompts = H.training_prompts(args.prompts, args.seed, exclude=PROMPTS + WARMUP)
-    if args.samples and Path(args.samples).exists():
-        samples = H.load_samples(Path(args.samples))
+    files = [Path(f) for f in args.samples or []]
+    if any(f.exists() for f in files):
+        samples = [s for f in files if f.exists() for s in H.load_samples(f)]
+        random.Random(args.seed).shuffle(samples)  # pooled files: the held-out replies come from all of them
     else:
+        prompts = (H.file_prompts(Path(args.prompt_file), exclude=PROMPTS + WARMUP) if args.prompt_file
+                   else H.training_prompts(args.prompts, args.seed, exclude=PROMPTS + WARMUP))
         samples = H.collect(assistant, prompts, args.max_new_tokens)
-        if args.samples:
-            H.save_samples(Path(args.samples), samples)
+        if files:
+            H.save_samples(files[0], samples)
     t_collect = time.perf_counter()
+    if args.collect_only:
+        print(json.dumps({"collected": len(samples), "collect_s": round(t_collect - t0, 1)}))
+        return 0
     n_test = min(args.held_out, len(samples) // 5)
     x, bonus, y = H.examples(assistant.model, samples[n_test:], args.heads)
     x_test, bonus_test, y_test = H.examples(assistant.model, samples[:n_test], args.heads)

@@ -61,6 +61,17 @@ def training_prompts(n: int, seed: int = 0, exclude: tuple[str, ...] = ()) -> li
     return chosen
 
 
+def file_prompts(path: Path, exclude: tuple[str, ...] = ()) -> list[str]:
+    """Return the distinct non-empty lines of a text file, minus `exclude` (case-insensitive)."""
+    seen, texts = {t.lower() for t in exclude}, []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        text = line.strip()
+        if text and text.lower() not in seen:
+            seen.add(text.lower())
+            texts.append(text)
+    return texts
+
+
 def _strings(node):
     """Yield every `text` string (or plain list string) of a phrasing file."""
     if isinstance(node, dict):
