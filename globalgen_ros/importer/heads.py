@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import tempfile
 import time
 from collections import Counter
@@ -61,13 +62,18 @@ def training_prompts(n: int, seed: int = 0, exclude: tuple[str, ...] = ()) -> li
     return chosen
 
 
+def _words(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
 def file_prompts(path: Path, exclude: tuple[str, ...] = ()) -> list[str]:
-    """Return the distinct non-empty lines of a text file, minus `exclude` (case-insensitive)."""
-    seen, texts = {t.lower() for t in exclude}, []
+    """Return the distinct non-empty lines of a text file, minus `exclude` (compared by words: case and
+    punctuation aside)."""
+    seen, texts = {_words(t) for t in exclude}, []
     for line in path.read_text(encoding="utf-8").splitlines():
         text = line.strip()
-        if text and text.lower() not in seen:
-            seen.add(text.lower())
+        if text and _words(text) not in seen:
+            seen.add(_words(text))
             texts.append(text)
     return texts
 
