@@ -79,15 +79,15 @@ def run(args) -> int:
 
         module = R.build(out_rows, H.embedding_rows(root, vocab), vocab, assistant.model.dims.vocab_size, args.heads)
         log = R.train(module, x, bonus, y, vocab, epochs=args.epochs, minutes=args.minutes, seed=args.seed)
-        acc, exporter = R.accuracy(module, x_test, bonus_test, y_test, vocab), R.export
+        acc = H.accuracy(module, x_test, y_test, vocab, bonus_test)
     else:
         module, log = H.train(x, y, vocab, out_rows, epochs=args.epochs, minutes=args.minutes, seed=args.seed)
-        acc, exporter = H.accuracy(module, x_test, y_test, vocab), None
+        acc = H.accuracy(module, x_test, y_test, vocab)
     recipe = {"kind": args.kind, "prompts": len(samples), "held_out_prompts": n_test, "positions": len(x),
               "heads": args.heads, "vocab": len(vocab),
               "target_coverage": round(float(np.isin(y[y >= 0], vocab).mean()), 4), "accuracy_held_out": acc,
               **log, "collect_s": round(t_collect - t0, 1)}
-    H.write(root, module, vocab, args.heads, recipe, exporter)
+    H.write(root, module, vocab, args.heads, recipe, with_token=args.kind == "recurrent")
     recipe["total_s"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(recipe))
     return 0

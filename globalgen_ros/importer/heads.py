@@ -171,6 +171,35 @@ class DraftHeads:
         self.module = Module()
 
 
+def fit(module, batch_loss, n: int, *, epochs: int, minutes: float, lr: float = 1e-3, batch: int = 256,
+        seed: int = 0, one_cycle: bool = False) -> dict:
+    """Minimise batch_loss(indices) over n examples with AdamW for `epochs` or `minutes`; return the log."""
+    import torch
+
+    torch.manual_seed(seed)
+    opt = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
+    sched = (torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * -(-n // batch) + 1, pct_start=0.05)
+             if one_cycle else None)
+    t0, steps, loss, first = time.perf_counter(), 0, float("nan"), None
+    for _ in range(epochs):
+        for idx in torch.randperm(n).split(batch):
+            loss_t = batch_loss(idx)
+            opt.zero_grad()
+            loss_t.backward()
+            opt.step()
+            if sched is not None:
+                sched.step()
+            steps, loss = steps + 1, loss_t.item()
+            first = loss if first is None else first
+            if time.perf_counter() - t0 > minutes * 60:
+                break
+        if time.perf_counter() - t0 > minutes * 60:
+            break
+    module.eval()
+    return {"steps": steps, "first_loss": round(first or loss, 4), "last_loss": round(loss, 4),
+            "train_s": round(time.perf_counter() - t0, 1)}
+
+
 def train(hidden: np.ndarray, targets: np.ndarray, vocab: np.ndarray, out_rows: np.ndarray, *, epochs: int,
           minutes: float, lr: float = 1e-3, batch: int = 256, seed: int = 0) -> tuple[object, dict]:
     """Fit the heads on (hidden, targets); targets outside the vocabulary are ignored. Returns (module, log)."""
@@ -182,58 +211,51 @@ def train(hidden: np.ndarray, targets: np.ndarray, vocab: np.ndarray, out_rows: 
     y = torch.as_tensor(np.where(targets >= 0, index[np.maximum(targets, 0)], -100))  # (N, K) draft ids
     x = torch.as_tensor(hidden, dtype=torch.float32)
     module = DraftHeads(out_rows, targets.shape[1]).module
-    opt = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
-    t0, steps, loss, first = time.perf_counter(), 0, float("nan"), None
-    for _ in range(epochs):
-        for idx in torch.randperm(len(x)).split(batch):
-            logits = module(x[idx])  # (b, K, Vd)
-            loss_t = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y[idx].flatten(), ignore_index=-100)
-            opt.zero_grad()
-            loss_t.backward()
-            opt.step()
-            steps, loss = steps + 1, loss_t.item()
-            first = loss if first is None else first
-            if time.perf_counter() - t0 > minutes * 60:
-                break
-        if time.perf_counter() - t0 > minutes * 60:
-            break
-    module.eval()
-    return module, {"steps": steps, "first_loss": round(first or loss, 4), "last_loss": round(loss, 4),
-                    "train_s": round(time.perf_counter() - t0, 1)}
+
+    def batch_loss(idx):
+        logits = module(x[idx])  # (b, K, Vd)
+        return torch.nn.functional.cross_entropy(logits.flatten(0, 1), y[idx].flatten(), ignore_index=-100)
+
+    return module, fit(module, batch_loss, len(x), epochs=epochs, minutes=minutes, lr=lr, batch=batch, seed=seed)
 
 
-def accuracy(module, hidden: np.ndarray, targets: np.ndarray, vocab: np.ndarray) -> list[float]:
-    """Return the top-1 accuracy of each head on (hidden, targets) (positions past a reply's end left out)."""
+def accuracy(module, hidden: np.ndarray, targets: np.ndarray, vocab: np.ndarray,
+             bonus: np.ndarray | None = None) -> list[float]:
+    """Return the top-1 accuracy of each head on (hidden, targets) (positions past a reply's end left out);
+    recurrent heads also get the bonus tokens and run on their own guesses, as at run time."""
     import torch
 
+    inputs = (torch.as_tensor(hidden, dtype=torch.float32),) + (() if bonus is None else (torch.as_tensor(bonus),))
     with torch.no_grad():
-        best = vocab[module(torch.as_tensor(hidden, dtype=torch.float32)).argmax(-1).numpy()]  # (N, K)
+        best = vocab[module(*inputs).argmax(-1).numpy()]  # (N, K)
     valid = targets >= 0
     return [round(float((best[:, j] == targets[:, j])[valid[:, j]].mean()), 4) for j in range(targets.shape[1])]
 
 
-def export(module, d: int, path: Path) -> None:
-    """Write heads.int8.onnx: hidden (n, d) -> head_logits (n, K, Vd), int8 weights."""
+def export(module, d: int, path: Path, with_token: bool = False) -> None:
+    """Write heads.int8.onnx: hidden (n, d) [, token (n,)] -> head_logits (n, K, Vd), uint8 weights (ORT's AVX2
+    u8 x s8 kernel saturates: understanding/export.py; a recurrent head's guesses feed its next step)."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from globalgen_ros.model.export import OPSET
 
+    names = ["hidden", "token"] if with_token else ["hidden"]
+    example = (torch.randn(3, d), torch.zeros(3, dtype=torch.int64))[: len(names)]
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(tmp) / "heads.onnx"
         n = torch.export.Dim("n", min=1, max=4096)
-        torch.onnx.export(module, (torch.randn(3, d),), str(fp32), dynamo=True, opset_version=OPSET,
-                          external_data=False, dynamic_shapes={"hidden": {0: n}}, verbose=False,
-                          input_names=["hidden"], output_names=["head_logits"])
-        quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+        torch.onnx.export(module, example, str(fp32), dynamo=True, opset_version=OPSET, external_data=False,
+                          dynamic_shapes={name: {0: n} for name in names}, verbose=False, input_names=names,
+                          output_names=["head_logits"])
+        quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QUInt8, op_types_to_quantize=["MatMul"])
 
 
-def write(model_dir: Path, module, vocab: np.ndarray, n_heads: int, recipe: dict, exporter=None) -> None:
-    """Write the heads (by `exporter`, default: Medusa heads' `export`), their vocabulary, num_extra_heads in
-    config.json and the manifest's entries."""
+def write(model_dir: Path, module, vocab: np.ndarray, n_heads: int, recipe: dict, with_token: bool = False) -> None:
+    """Write the heads, their vocabulary, num_extra_heads in config.json and the manifest's entries."""
     from globalgen_ros.runtime.artifacts import sha256_file
 
-    (exporter or export)(module, module.out.shape[1], model_dir / HEADS_FILE)
+    export(module, module.out.shape[1], model_dir / HEADS_FILE, with_token)
     np.save(model_dir / VOCAB_FILE, vocab)
     cfg_path = model_dir / "config.json"
     cfg = json.loads(cfg_path.read_text(encoding="utf-8"))

@@ -14,11 +14,9 @@ token (n,) full ids -> head_logits (n, K, Vd), so `parallel` drafts with it as w
 
 from __future__ import annotations
 
-import tempfile
-import time
-from pathlib import Path
-
 import numpy as np
+
+from globalgen_ros.importer.heads import fit
 
 
 def build(out_rows: np.ndarray, emb_rows: np.ndarray, vocab: np.ndarray, full_vocab: int, n_heads: int):
@@ -70,59 +68,17 @@ def train(module, hidden: np.ndarray, bonus: np.ndarray, targets: np.ndarray, vo
     or past a reply's end (-1) are ignored. Returns the training log."""
     import torch
 
-    torch.manual_seed(seed)
     index = module.index.numpy()
     rows = index[np.maximum(np.concatenate([bonus[:, None], targets[:, :-1]], 1), 0)]  # (N, K) inputs
     rows[np.concatenate([bonus[:, None], targets[:, :-1]], 1) < 0] = len(vocab)
     y = index[np.maximum(targets, 0)]
     y[(targets < 0) | (y == len(vocab))] = -100
     x, rows, y = (torch.as_tensor(a) for a in (hidden.astype(np.float32), rows, y))
-    opt = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
-    t0, steps, loss, first = time.perf_counter(), 0, float("nan"), None
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * (-(-len(x) // batch)) + 1,
-                                                pct_start=0.05)
-    for _ in range(epochs):
-        for idx in torch.randperm(len(x)).split(batch):
-            logits = module.teacher_forced(x[idx], rows[idx])  # (b, K, Vd)
-            loss_t = torch.nn.functional.cross_entropy(logits.flatten(0, 1), y[idx].flatten(), ignore_index=-100)
-            opt.zero_grad()
-            loss_t.backward()
-            opt.step()
-            sched.step()
-            steps, loss = steps + 1, loss_t.item()
-            first = loss if first is None else first
-            if time.perf_counter() - t0 > minutes * 60:
-                break
-        if time.perf_counter() - t0 > minutes * 60:
-            break
-    module.eval()
-    return {"kind": "recurrent", "steps": steps, "first_loss": round(first or loss, 4), "last_loss": round(loss, 4),
-            "train_s": round(time.perf_counter() - t0, 1)}
 
+    def batch_loss(idx):
+        logits = module.teacher_forced(x[idx], rows[idx])  # (b, K, Vd)
+        return torch.nn.functional.cross_entropy(logits.flatten(0, 1), y[idx].flatten(), ignore_index=-100)
 
-def accuracy(module, hidden: np.ndarray, bonus: np.ndarray, targets: np.ndarray, vocab: np.ndarray) -> list[float]:
-    """Return each step's top-1 accuracy when fed its own guesses, as at run time (chains cut at a reply's end)."""
-    import torch
-
-    with torch.no_grad():
-        best = vocab[module(torch.as_tensor(hidden, dtype=torch.float32), torch.as_tensor(bonus)).argmax(-1).numpy()]
-    valid = targets >= 0
-    return [round(float((best[:, j] == targets[:, j])[valid[:, j]].mean()), 4) for j in range(targets.shape[1])]
-
-
-def export(module, d: int, path: Path) -> None:
-    """Write the heads file: hidden (n, d), token (n,) -> head_logits (n, K, Vd), int8 weights."""
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    from globalgen_ros.model.export import OPSET
-
-    with tempfile.TemporaryDirectory() as tmp:
-        fp32 = Path(tmp) / "heads.onnx"
-        n = torch.export.Dim("n", min=1, max=4096)
-        torch.onnx.export(module, (torch.randn(3, d), torch.zeros(3, dtype=torch.int64)), str(fp32), dynamo=True,
-                          opset_version=OPSET, external_data=False, verbose=False,
-                          dynamic_shapes={"hidden": {0: n}, "token": {0: n}},
-                          input_names=["hidden", "token"], output_names=["head_logits"])
-        # uint8 weights: ORT's AVX2 u8 x s8 kernel saturates (understanding/export.py); fed-back guesses compound
-        quantize_dynamic(str(fp32), str(path), weight_type=QuantType.QUInt8, op_types_to_quantize=["MatMul"])
+    log = fit(module, batch_loss, len(x), epochs=epochs, minutes=minutes, lr=lr, batch=batch, seed=seed,
+              one_cycle=True)
+    return {"kind": "recurrent", **log}
