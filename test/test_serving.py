@@ -134,6 +134,30 @@ def test_numbers_said_in_words_and_digits_are_found(n, form, distractor):
     assert is_said(str(n), text) and is_said(str(distractor), text)
 
 
+@given(st.integers(1, 19), st.integers(1, 9), st.sampled_from(["zh_tenths", "zh_half", "en_half", "digits"]),
+       st.integers(0, 99))
+def test_spoken_measures_are_one_number(whole, tenth, form, distractor):
+    """一米五 is 1.5 m, 两米半 2.5 m, "one and a half metres" 1.5; the gate number beside it stays its own."""
+    half = form in ("zh_half", "en_half")
+    said = {"zh_tenths": f"{zh_number(whole)}米{ZH_DIGITS[tenth]}", "zh_half": f"{zh_number(whole)}米半",
+            "en_half": f"{en_number(whole)} and a half metres", "digits": f"{whole}.{tenth} m"}[form]
+    text = (f"{distractor}号门那边，往前走{said}" if form.startswith("zh")
+            else f"at gate {distractor} move forward {said}")
+    value = f"{whole}.5" if half else f"{whole}.{tenth}"
+    assert numbers_said(text) == [str(distractor), value]
+    outcome = Outcome(OK, EDGE, "Moving forward.", "en-US", intent="robot_move",
+                      slots={"direction": "forward", "distance": value})
+    assert check_answer(outcome, text, SCHEMA).slots == {"direction": "forward", "distance": value}
+
+
+@pytest.mark.parametrize("text, said", [("move back a metre", ["1"]), ("scoot left half a meter", ["0.5"]),
+                                        ("a metre and a half forward", ["1.5"]), ("往后退半米", ["0.5"]),
+                                        ("调到二十二度五", ["22.5"]), ("二十二度，5分钟后关", ["22", "5"]),
+                                        ("调到22度5分钟后关掉", ["22", "5"]), ("三米五米", ["3", "5"])])
+def test_measures_keep_what_was_said(text, said):
+    assert numbers_said(text) == said
+
+
 @given(st.integers(0, 99), st.sampled_from(["zh-CN", "en-US"]))
 def test_range_is_enforced_never_clamped(n, language):
     said = zh_number(n) if language == "zh-CN" else en_number(n)

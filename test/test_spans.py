@@ -9,6 +9,7 @@ from globalgen_ros.scoring import cuts_a_chinese_word, cuts_a_word
 from globalgen_ros.understanding.predict import (
     is_latin_word_char,
     last_spans,
+    mend_inside_tags,
     widen_to_cjk_words,
     widen_to_numeral,
     widen_to_words,
@@ -99,3 +100,45 @@ def test_the_last_run_of_a_slot_wins_and_a_name_said_in_pieces_is_joined():
     text = "put the plate on the counter"  # different slots stay apart
     got = last_spans(text, [span(text, "the plate", "object"), span(text, "the counter", "location")])
     assert set(got) == {"object", "location"}
+
+
+def char_tokens(text: str) -> tuple[list[tuple[int, int]], list[int]]:
+    """One token per character (offsets) and the identity map from normalised to original characters."""
+    return [(i, i + 1) for i in range(len(text))], list(range(len(text)))
+
+
+def mended(text: str, tagged: dict[str, str], types: dict) -> list[str]:
+    """Tags of `text` (one per character) from {substring: tag}, each substring's first character B- unless I- is
+    given, then mended."""
+    tags = ["O"] * len(text)
+    for part, tag in tagged.items():
+        a = text.index(part)
+        tags[a : a + len(part)] = [tag.replace("B-", "I-")] * len(part)
+        if tag.startswith("B-"):
+            tags[a] = tag
+    return mend_inside_tags(tags, *char_tokens(text), text, types)
+
+
+def test_an_inside_tag_continues_the_run_it_belongs_to():
+    query = {"query": "text"}
+    text = "播放周杰伦的开不了口"
+    tags = mended(text, {"周杰伦的": "B-query", "口": "I-query"}, query)
+    assert tags[text.index("周") : len(text)] == ["B-query"] + ["I-query"] * 7  # 周杰伦的开不了口, not 口
+    text = "go to la cocina"  # an inside tag of a slot this intent lacks continues the slot it has
+    offsets = [(0, 2), (2, 5), (5, 8), (8, 11), (11, 15)]  # go | _to | _la | _co | cina
+    tags = ["O", "O", "B-location", "I-destination", "I-destination"]
+    assert mend_inside_tags(tags, offsets, list(range(len(text))), text, {"location": "text"})[3:] == ["I-location"] * 2
+
+
+def test_a_new_run_a_pause_a_filler_or_a_lone_first_word_is_not_bridged():
+    query, contact = {"query": "text"}, {"contact": "text"}
+    text = "播放周杰伦，稻香"
+    assert mended(text, {"周杰伦": "B-query", "稻香": "B-query"}, query)[5] == "O"  # B- starts a new run
+    assert mended(text, {"周杰伦": "B-query", "稻香": "I-query"}, query)[5] == "O"  # a pause between
+    text = "call jon uh john smith"
+    tags = mended(text, {"jon": "B-contact", "john smith": "I-contact"}, contact)
+    assert tags[text.index(" uh")] == "O"
+    text = "把那个杯子拿起来"  # 把 wrongly tagged: the first word never begins a run that a later I- continues
+    assert mended(text, {"把": "B-object", "杯子": "I-object"}, {"object": "text"})[1:3] == ["O", "O"]
+    text = "播放周杰伦的开不了口"  # gaps over MAX_INSIDE_GAP tokens are left alone
+    assert mended(text, {"周杰伦": "B-query", "口": "I-query"}, query)[5:9] == ["O"] * 4

@@ -1,8 +1,10 @@
 """Numbers an utterance says, in digits or in words, parsed by the ecosystem's libraries.
 
 Chinese numerals (二十四, 两百, 二十二点五) are read by `cn2an`, English number words (twenty-one, forty five) by
-`text2num`; both turn them into digits inside the sentence, and the digits are then collected in order. A number
-slot may only hold one of these: "never a number not said".
+`text2num`; both turn them into digits inside the sentence, and the digits are then collected in order. Measures
+that neither library reads as one number are joined after them: 一米五 / 两米半 / 二十二度五 (1.5 m, 2.5 m,
+22.5 °C), "one and a half", "half a metre", "a metre". A number slot may only hold one of these: "never a number
+not said".
 """
 
 from __future__ import annotations
@@ -18,6 +20,14 @@ with warnings.catch_warnings():  # cn2an's dependency `proces` warns on import a
 
 _DIGITS = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+# Measures, read after the libraries have written the numerals as digits (1米5, 2米半, 1 and a half).
+_ZH_TENTHS = re.compile(r"(\d+)([米度])([1-9])(?![\d.米度分秒个号次天年月岁块元])")  # 1米5 -> 1.5米, not 22度5分钟
+_ZH_HALF = re.compile(r"(\d+)([米度])半")  # 2米半 -> 2.5米
+_EN_UNIT = r"(metres?|meters?|degrees?)"
+_EN_AND_A_HALF = re.compile(r"(?i)\b(\d+) and a half\b")  # 1 and a half -> 1.5
+_EN_UNIT_AND_A_HALF = re.compile(rf"(?i)\ban? {_EN_UNIT} and a half\b")  # a metre and a half -> 1.5 metre
+_EN_HALF_A_UNIT = re.compile(rf"(?i)\bhalf an? {_EN_UNIT}")  # half a metre -> 0.5 metre
+_EN_A_METRE = re.compile(r"(?i)\ba (metre|meter)\b")  # a metre -> 1 metre
 
 
 def to_digits(text: str) -> str:
@@ -33,7 +43,14 @@ def to_digits(text: str) -> str:
             out = alpha2digit(out, "en", threshold=0)
         except (ValueError, RuntimeError):
             pass
-    return out
+    return measures(out)
+
+
+def measures(text: str) -> str:
+    """Return `text` (numerals already in digits) with spoken measures as one number: 1米5 -> 1.5米."""
+    text = _ZH_HALF.sub(r"\1.5\2", _ZH_TENTHS.sub(r"\1.\3\2", text))
+    text = _EN_UNIT_AND_A_HALF.sub(r"1.5 \1", _EN_AND_A_HALF.sub(r"\1.5", text))
+    return _EN_A_METRE.sub(r"1 \1", _EN_HALF_A_UNIT.sub(r"0.5 \1", text))
 
 
 def canonical(number: str) -> str:

@@ -6,6 +6,7 @@ python -m globalgen_ros.understanding.predict models/nlu_v1 "navigate to the cen
 import copy
 import hashlib
 import json
+import re
 import sys
 import threading
 import unicodedata
@@ -87,6 +88,42 @@ def check_files(model_dir: Path, sha256: dict[str, str]) -> None:
             raise ValueError(f"{path} does not match its sha256 in nlu.json (corrupt or from another model)")
 
 
+MAX_INSIDE_GAP = 3  # untagged tokens an inside tag may reach across to the run it continues
+# Fillers and corrections: a run before them was abandoned ("jon uh john smith", "虹桥机场哦不是浦东机场").
+HESITATION = re.compile(r"(?i)\b(?:uh+|um+|er+|erm|hmm+|i mean|no|sorry|wait|actually)\b|呃|嗯|哦|不是|不对|我是说")
+
+
+def mend_inside_tags(names: list[str], offsets, idx: list[int], text: str, types: dict) -> list[str]:
+    """Tags with each inside tag joined to the run it continues: an I- of a slot after a few untagged tokens with no
+    pause between (周杰伦的 | 开不了 | 口, 张三 | 的 | 老婆: one name, not its last piece), and an I- of a slot the
+    intent lacks straight after a run of one it has (la | cocina). A B- still starts a new run (a correction)."""
+    out = list(names)
+    for t, tag in enumerate(out):
+        kind, _, name = tag.partition("-")
+        if kind != "I" or t == 0:
+            continue
+        prev_kind, _, prev = out[t - 1].partition("-")
+        if name not in types and prev_kind in ("B", "I") and prev in types:
+            out[t] = f"I-{prev}"
+            continue
+        if prev_kind != "O" or name not in types:
+            continue
+        j = t - 1
+        while j >= 0 and out[j] == "O" and t - j <= MAX_INSIDE_GAP:
+            j -= 1
+        if j < 0 or out[j] not in (f"B-{name}", f"I-{name}") or offsets[t][0] <= offsets[j][1]:
+            continue
+        first = next(i for i, (s, e) in enumerate(offsets) if e > s)
+        start = j
+        while start > first and out[start - 1] in (f"B-{name}", f"I-{name}") and out[start] != f"B-{name}":
+            start -= 1
+        a, b = to_original_span(idx, offsets[j][1], offsets[t][0])
+        gap = text[a:b]
+        if start > first and not any(unicodedata.category(ch)[0] == "P" for ch in gap) and not HESITATION.search(gap):
+            out[j + 1 : t] = [f"I-{name}"] * (t - j - 1)
+    return out
+
+
 def last_spans(text: str, found: list[tuple[str, int, int, object]]) -> dict[str, tuple[int, int, object]]:
     """One span per slot from its tagged runs in utterance order: the last one wins (a correction or the command
     after its context comes last: "call Anna, no, Maria"), and a text slot's runs with only spaces between them are
@@ -145,7 +182,7 @@ class Understanding:
     def span_slots(self, text: str, idx: list[int], offsets, tags: np.ndarray, types: dict) -> tuple[dict, dict]:
         """Text / number slots of the predicted intent from BIO runs; values and original-text spans."""
         found: list[tuple[str, int, int, object]] = []
-        names = [self.layout.tags[int(t)] for t in tags]
+        names = mend_inside_tags([self.layout.tags[int(t)] for t in tags], offsets, idx, text, types)
         for name, t0, t1 in decode_bio(names):
             if types.get(name) not in ("text", "number"):
                 continue
