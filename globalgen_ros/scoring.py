@@ -16,6 +16,7 @@ from globalgen_ros.watchdog.language import detect_language, is_ideograph, langu
 PUNCT = " \t.,!?;:。，！？；：、\"'“”‘’"
 MOTION = {"navigate", "robot_move", "robot_go_to", "robot_pick", "robot_place"}
 NUMBER_SLOTS = {"temperature", "distance"}  # the shipped schema's; `run` passes the ones of the schema in use
+TEXT_SLOTS = {"destination", "query", "contact", "location", "object"}  # spans of the words said (enums are not)
 
 
 class CasesError(ValueError):
@@ -102,7 +103,7 @@ def _cjk(ch: str) -> bool:
     return is_ideograph(ch)
 
 
-def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS) -> dict:
+def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS, text_slots=TEXT_SLOTS) -> dict:
     """Return the trust measures of (case, prediction) pairs (see the module docstring)."""
     from globalgen_ros.grounding.numbers import is_said
 
@@ -117,20 +118,20 @@ def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS) -> dict:
         "numbers_not_said": sum(not is_said(v, c["text"]) for c, p in pairs for k, v in p["slots"].items()
                                 if k in number_slots),
         "latin_spans_cut": sum(cuts_a_word(c["text"], v) for c, p in pairs for k, v in p["slots"].items()
-                               if k not in number_slots and not _cjk(v[:1] or "a")),
+                               if k in text_slots and not _cjk(v[:1] or "a")),
         "chinese_spans_cut": sum(cuts_a_chinese_word(c["text"], v) for c, p in pairs for k, v in p["slots"].items()
-                                 if k not in number_slots and _cjk(v[:1] or "a")),
+                                 if k in text_slots and _cjk(v[:1] or "a")),
     }
 
 
-def score(cases: list[dict], predictions: list[dict], number_slots=NUMBER_SLOTS) -> dict:
+def score(cases: list[dict], predictions: list[dict], number_slots=NUMBER_SLOTS, text_slots=TEXT_SLOTS) -> dict:
     """Return n, intent_accuracy (with a template-resampled 95 % interval), slot_accuracy, overall and per language."""
     def block(pairs) -> dict:
         n = len(pairs)
         intent = sum(c["intent"] == p["intent"] for c, p in pairs)
         slots = sum(slots_match(c["slots"], p["slots"]) for c, p in pairs)
         with_slots = [(c, p) for c, p in pairs if c["slots"]]
-        return {"n": n, "intent_accuracy": round(intent / n, 4) if n else 0.0, **trust(pairs, number_slots),
+        return {"n": n, "intent_accuracy": round(intent / n, 4) if n else 0.0, **trust(pairs, number_slots, text_slots),
                 "intent_accuracy_ci95": template_ci95(pairs),
                 "slot_accuracy": round(slots / n, 4) if n else 0.0,
                 "slot_accuracy_cases_with_slots": (round(sum(slots_match(c["slots"], p["slots"])

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from globalgen_ros.grounding.numbers import is_said, numbers_said
 from globalgen_ros.schema import SchemaError, load_schema, parse_schema
+from globalgen_ros.scoring import score
 from globalgen_ros.serving.checks import check_answer
 from globalgen_ros.serving.confirm import Confirmations, ConfirmWordsError, load_words
 from globalgen_ros.watchdog.language import CANCELLED, NOTHING_TO_CONFIRM
@@ -148,6 +149,23 @@ def test_spoken_measures_are_one_number(whole, tenth, form, distractor):
     outcome = Outcome(OK, EDGE, "Moving forward.", "en-US", intent="robot_move",
                       slots={"direction": "forward", "distance": value})
     assert check_answer(outcome, text, SCHEMA).slots == {"direction": "forward", "distance": value}
+
+
+@pytest.mark.parametrize("text, copied, said", [
+    ("call Zoë please", "Zo", "Zoë"), ("Play AC/DC", "C", "AC"), ("navigate to Müllerstraße 5", "Müllerstra",
+    "Müllerstraße"), ("call Ren and Renée", "Ren", "Ren"), ("给周杰伦打电话", "周杰", "周杰")])
+def test_a_text_slot_that_cuts_a_latin_word_is_widened(text, copied, said):
+    outcome = Outcome(OK, EDGE, f"Calling {copied}.", "en-US", intent="call", slots={"contact": copied})
+    checked = check_answer(outcome, text, SCHEMA)
+    assert checked.slots == {"contact": said} and said in checked.text
+    assert (said != copied) == any("cut a word" in n for n in checked.notes)
+
+
+def test_enum_values_are_no_spans_that_cut_a_word():
+    case = {"text": "air condition on please", "intent": "climate", "slots": {"state": "on"}, "lang": "en"}
+    assert score([case], [{"intent": "climate", "slots": {"state": "on"}}])["latin_spans_cut"] == 0
+    case = {"text": "call Zoë", "intent": "call", "slots": {"contact": "Zoë"}, "lang": "en"}
+    assert score([case], [{"intent": "call", "slots": {"contact": "Zo"}}])["latin_spans_cut"] == 1
 
 
 @pytest.mark.parametrize("text, said", [("move back a metre", ["1"]), ("scoot left half a meter", ["0.5"]),

@@ -5,15 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from globalgen_ros.grounding.words import is_latin_word_char, widen_to_words
 from globalgen_ros.scoring import cuts_a_chinese_word, cuts_a_word
-from globalgen_ros.understanding.predict import (
-    is_latin_word_char,
-    last_spans,
-    mend_inside_tags,
-    widen_to_cjk_words,
-    widen_to_numeral,
-    widen_to_words,
-)
+from globalgen_ros.understanding.predict import last_spans, mend_inside_tags, widen_to_cjk_words, widen_to_numeral
 
 NAMES = ["Renée", "Bjørn", "Siobhán", "O'Connor", "Jean-Luc", "Müllerstraße", "Zoë", "Łukasz", "François",
          "Nguyễn", "Ærø", "D'Angelo", "Søren", "İlkay", "Pier 39", "7-Eleven", "221B Baker Street"]

@@ -146,7 +146,8 @@ def run(args) -> int:
         except InputError as e:
             predictions.append({"text": case["text"], "intent": "", "slots": {}, "response": "", "error": str(e)})
     number_slots = {s.name for i in assistant.schema.intents for s in i.slots if s.type == "number"}
-    result = score(cases, predictions, number_slots)
+    text_slots = {s.name for i in assistant.schema.intents for s in i.slots if s.type == "text"}
+    result = score(cases, predictions, number_slots, text_slots)
     if args.predictions:
         with open(args.predictions, "w", encoding="utf-8") as f:
             for case, pred in zip(cases, predictions, strict=True):

@@ -1,8 +1,10 @@
-"""Checks on every answer before a robot sees it: numbers the user said, and the schema's number ranges.
+"""Checks on every answer before a robot sees it: whole words, numbers the user said, the schema's number ranges.
 
-Applied to edge and cloud answers alike. A number slot must hold a number the utterance says (in digits or in
-words); when the model wrote another one and the utterance says exactly one number, that one is used. A value
-outside the slot's `min`/`max` is never acted on: the answer becomes `none` with a reply that says the range.
+Applied to edge and cloud answers alike. A text slot that cuts a Latin-script word wherever it occurs in the
+utterance (a model copied "Zo" of "Zoë") is widened to the whole words said. A number slot must hold a number the
+utterance says (in digits or in words); when the model wrote another one and the utterance says exactly one number,
+that one is used. A value outside the slot's `min`/`max` is never acted on: the answer becomes `none` with a reply
+that says the range.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
+from globalgen_ros.grounding.words import whole_words
 from globalgen_ros.watchdog.language import MISSING, NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
 from globalgen_ros.watchdog.supervisor import Outcome
 
@@ -21,6 +24,23 @@ def _lang(language: str) -> str:
 
 def _decline(outcome: Outcome, reply: str, note: str) -> Outcome:
     return replace(outcome, intent="none", slots={}, text=reply, confirmed=None, notes=[*outcome.notes, note])
+
+
+def ground_words(outcome: Outcome, text: str, schema) -> Outcome:
+    """Widen text slots that cut a Latin-script word of the utterance to the whole words (the reply too)."""
+    if outcome.intent not in schema:
+        return outcome
+    slots, reply, notes = dict(outcome.slots), outcome.text, list(outcome.notes)
+    for slot in schema[outcome.intent].slots:
+        value = slots.get(slot.name)
+        if slot.type != "text" or not isinstance(value, str):
+            continue
+        whole = whole_words(text, value)
+        if whole != value:
+            slots[slot.name] = whole
+            reply = reply.replace(value.strip(), whole) if value.strip() and whole not in reply else reply
+            notes.append(f"{slot.name}={value!r} cut a word: {whole!r} was said")
+    return replace(outcome, slots=slots, text=reply, notes=notes)
 
 
 def ground_numbers(outcome: Outcome, text: str, schema) -> Outcome:
@@ -79,4 +99,5 @@ def check_required(outcome: Outcome, schema) -> Outcome:
 
 def check_answer(outcome: Outcome, text: str, schema) -> Outcome:
     """Apply every check to an answered outcome (edge or cloud)."""
-    return check_ranges(ground_numbers(check_required(outcome, schema), text, schema), schema)
+    grounded = ground_numbers(ground_words(check_required(outcome, schema), text, schema), text, schema)
+    return check_ranges(grounded, schema)

@@ -18,17 +18,10 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from globalgen_ros.grounding.numbers import numbers_said
+from globalgen_ros.grounding.words import widen_to_words
 from globalgen_ros.understanding.labels import ABSENT, Layout, decode_bio
 from globalgen_ros.understanding.normalise import normalise, to_original_span
 from globalgen_ros.watchdog.language import is_cjk
-
-
-def is_latin_word_char(ch: str) -> bool:
-    """Latin letter, digit, or an in-word apostrophe/hyphen-like mark."""
-    if ch.isdigit() or ch in "'’-":
-        return True
-    return unicodedata.category(ch)[0] == "L" and "LATIN" in unicodedata.name(ch, "")
-
 
 NUMERAL_CHARS = set("0123456789０１２３４５６７８９零〇一二两三四五六七八九十百千万点.．")
 
@@ -54,21 +47,6 @@ def widen_to_numeral(text: str, a: int, b: int) -> tuple[int, int]:
     while a > 0 and text[a - 1] in NUMERAL_CHARS and text[a] in NUMERAL_CHARS:
         a -= 1
     while b < len(text) and text[b] in NUMERAL_CHARS and text[b - 1] in NUMERAL_CHARS:
-        b += 1
-    return a, b
-
-
-def widen_to_words(text: str, a: int, b: int) -> tuple[int, int]:
-    """Strip surrounding whitespace, then extend [a, b) so it never cuts inside a Latin-script word."""
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    if a >= b:
-        return a, b
-    while a > 0 and is_latin_word_char(text[a]) and is_latin_word_char(text[a - 1]):
-        a -= 1
-    while b < len(text) and is_latin_word_char(text[b - 1]) and is_latin_word_char(text[b]):
         b += 1
     return a, b
 
