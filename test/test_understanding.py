@@ -10,12 +10,14 @@ from model_fixtures import DEFAULT_MODEL
 
 NLU = DEFAULT_MODEL / "nlu"
 GOLDEN = [  # (text, intent, slots): what the shipped model says (regenerate with the model: docs/model.md)
+    # v21 (session 20): "the table" for "table" (v18); the scorer ignores a leading article
     ("导航到西单大悦城", "navigate", {"destination": "西单大悦城"}),
     ("call Renée", "call", {"contact": "Renée"}),
     ("phone Bjørn", "call", {"contact": "Bjørn"}),
     ("navigate to Müllerstraße", "navigate", {"destination": "Müllerstraße"}),
     ("我想听周杰伦的歌", "play_music", {"query": "周杰伦"}),
-    ("put the red cup on the table", "robot_place", {"object": "red cup", "location": "table"}),
+    ("put the red cup on the table", "robot_place", {"object": "red cup", "location": "the table"}),
+    ("机器人往前走一米五", "robot_move", {"direction": "forward", "distance": "1.5"}),
     ("turn the fan up to 4", "none", {}),
     ("把音量调到5", "none", {}),
     ("come here", "none", {}),
@@ -37,7 +39,7 @@ def test_golden_predictions(nlu, text, intent, slots):
     p = nlu.predict(text)
     assert (p["intent"], p["slots"]) == (intent, slots)
     for name, (a, b) in p["spans"].items():  # text slots are the words said, exactly
-        if name in slots and not slots[name].isdigit():
+        if name in slots and not slots[name].replace(".", "", 1).isdigit():  # numbers: parsed, not copied
             assert text[a:b] == slots[name]
 
 
