@@ -219,7 +219,7 @@ def main(args: list[str] | None = None) -> int:
             executor.add_node(node)
             if not node.p["autostart"]:
                 node.get_logger().info("autostart is false: waiting for configure (lifecycle ~/change_state)")
-            elif not startup.autostart(node):
+            elif not startup.autostart(node, interrupted=_STOP.is_set):
                 return 1
             try:
                 while not _STOP.is_set() and rclpy.ok():  # a signal ends the loop between callbacks, never inside

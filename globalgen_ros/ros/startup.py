@@ -112,9 +112,12 @@ def check_cloud_key(p: dict) -> str:
         raise ConfigureError(str(exc)) from None
 
 
-def autostart(node: LifecycleNode) -> bool:
-    """Configure and activate `node`; log and return False if either transition fails."""
+def autostart(node: LifecycleNode, interrupted=lambda: False) -> bool:
+    """Configure and activate `node`; log and return False if either transition fails. A Ctrl-C while the model
+    loads (`interrupted()` true after configuring) leaves the node inactive: nothing is subscribed or started."""
     for name, trigger in (("configure", node.trigger_configure), ("activate", node.trigger_activate)):
+        if name == "activate" and interrupted():
+            return True
         if trigger() != TransitionCallbackReturn.SUCCESS:
             node.get_logger().fatal(f"autostart: {name} failed (see the error above); exiting")
             return False
