@@ -74,6 +74,12 @@ def executable(name: str) -> str:
     raise FileNotFoundError(f"executable {name!r} not found (tried {tried}): run `bash scripts/setup_venv.sh`")
 
 
+def _default_sigint() -> None:
+    """In the child, before exec: Ctrl-C's default action. A test run started as a background job (`pytest &`)
+    ignores SIGINT, children inherit that, and a SIGINT sent while a child imports would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class RosProcess:
     """A child process with the session's ROS environment; its output goes to a file under ROS_LOG_DIR."""
 
@@ -85,7 +91,7 @@ class RosProcess:
         self.log_path = log_dir / f"{os.getpid()}-{next(_process_counter)}-{name}.log"
         self._log = open(self.log_path, "wb")  # closed in stop()
         self.popen = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
-                                      env=ros_environment(env), cwd=REPO_ROOT)
+                                      env=ros_environment(env), cwd=REPO_ROOT, preexec_fn=_default_sigint)
 
     def output(self) -> str:
         """Return everything the process has written so far (also after stop())."""
