@@ -76,6 +76,7 @@ def mend_inside_tags(names: list[str], offsets, idx: list[int], text: str, types
     pause between (周杰伦的 | 开不了 | 口, 张三 | 的 | 老婆: one name, not its last piece), and an I- of a slot the
     intent lacks straight after a run of one it has (la | cocina). A B- still starts a new run (a correction)."""
     out = list(names)
+    first = next((i for i, (s, e) in enumerate(offsets) if e > s), 0)  # the utterance's first word
     for t, tag in enumerate(out):
         kind, _, name = tag.partition("-")
         if kind != "I" or t == 0:
@@ -91,7 +92,6 @@ def mend_inside_tags(names: list[str], offsets, idx: list[int], text: str, types
             j -= 1
         if j < 0 or out[j] not in (f"B-{name}", f"I-{name}") or offsets[t][0] <= offsets[j][1]:
             continue
-        first = next(i for i, (s, e) in enumerate(offsets) if e > s)
         start = j
         while start > first and out[start - 1] in (f"B-{name}", f"I-{name}") and out[start] != f"B-{name}":
             start -= 1
