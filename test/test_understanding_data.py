@@ -13,15 +13,20 @@ from tokenizers import Tokenizer
 
 from globalgen_ros.schema import load_schema
 from globalgen_ros.understanding.data import (
+    BLIND,
     HELD_OUT_TOPICS,
     IGNORE,
+    NOT_STOP,
+    NOT_STOP_ID,
     NOT_YET_TRAINED,
+    STOP_LISTS,
     SUPPLEMENTS,
     Example,
     augment_context,
     decline_families,
     encode_example,
     held_out_families,
+    stop_list_examples,
     supplement_examples,
     wrap_context,
 )
@@ -112,3 +117,23 @@ def test_touching_runs_of_one_slot_are_one_span():
     assert decode_bio(["O", "B-destination", "B-destination", "I-destination", "O"]) == [("destination", 1, 4)]
     assert decode_bio(["B-object", "O", "B-object"]) == [("object", 0, 1), ("object", 2, 3)]
     assert decode_bio(["B-object", "B-location", "I-location"]) == [("object", 0, 1), ("location", 1, 3)]
+
+
+def test_stop_lists_train_urgent_lines_as_stop_and_near_misses_as_only_not_stop(tok):
+    items = stop_list_examples()
+    by = Counter(e.intent for e in items)
+    assert set(by) == {"stop", NOT_STOP} and by["stop"] > 3000 and by[NOT_STOP] > 3000
+    assert {e.lang for e in items} == {"en", "zh"}
+    assert len({(e.lang, e.text) for e in items}) == len(items)
+    near = next(e for e in items if e.intent == NOT_STOP)
+    enc = encode_example(tok, LAYOUT, near, 64, Counter())
+    assert enc.intent == NOT_STOP_ID and set(enc.tags) == {IGNORE} and set(enc.enums) == {IGNORE}
+    urgent = next(e for e in items if e.intent == "stop")
+    enc = encode_example(tok, LAYOUT, urgent, 64, Counter())
+    assert LAYOUT.intents[enc.intent] == "stop" and set(enc.tags) <= {0, IGNORE}
+
+
+def test_fresh_stop_lists_are_not_trained_on():
+    listed = sorted(p.name for p in BLIND.glob("reflex_stops*.json"))
+    assert set(STOP_LISTS) < set(listed)  # lists 15 and later stay blind tests of the model
+    assert "reflex_stops_15.json" not in STOP_LISTS

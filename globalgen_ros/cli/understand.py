@@ -2,7 +2,7 @@
 
     globalgen understand --out runs/nlu [--ship models/default] [--layers 12] [--epochs 2] [--init CKPT]
         [--from-shipped NLU_DIR] [--max-len 48] [--lr-enc 5e-5] [--lr-heads 1e-3] [--ctx-pos 0] [--ctx-none 0]
-        [--stop-min-confidence 0.97]
+        [--stop-lists] [--stop-min-confidence 0.97]
 
 Steps (each skipped when its output is already there, so a run can be resumed): build the corpus from
 config/intents.yaml and corpus/phrasings/*.yaml (`runs/nlu/corpus`), choose the vocabulary the two languages
@@ -43,6 +43,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--lr-heads", type=float, default=1e-3)
     p.add_argument("--ctx-pos", type=float, default=0.0, help="share of acting examples wrapped in context")
     p.add_argument("--ctx-none", type=float, default=0.0, help="share of declines wrapped in context")
+    p.add_argument("--stop-lists", action="store_true",
+                   help="also train on the urgent lines and near misses of the tuned-on blind stop lists 1-14 "
+                        "(understanding/data.py STOP_LISTS; since v22)")
     p.add_argument("--stop-min-confidence", type=float,
                    help="record in nlu.json the confidence a stop the model decides needs (0.97: measured on the "
                         "blind stop lists, docs/model.md session 16; default: none beyond min_confidence)")
@@ -87,6 +90,7 @@ def run(args) -> int:
                     str(args.budget_s), "--threads", str(args.threads), "--log-every", "100",
                     "--max-len", str(args.max_len), "--lr-enc", str(args.lr_enc), "--lr-heads", str(args.lr_heads),
                     "--ctx-pos", str(args.ctx_pos), "--ctx-none", str(args.ctx_none),
+                    *(["--stop-lists"] if args.stop_lists else []),
                     *(["--init", str(init)] if init else [])])
     if not (export / "nlu.json").is_file():
         nlu_export.main(["--ckpt", str(train_dir), "--out", str(export)])

@@ -80,6 +80,30 @@ SUPPLEMENTS = ("urgent_stops.yaml", "numbers_in_context.yaml", "casual_commands.
 NOT_YET_TRAINED: tuple[str, ...] = ()
 
 
+# The blind stop-reflex lists (eval/blind/reflex_stops*.json, 1-14), written for the reflex and tuned on by its word
+# lists since, are training data from v22 on: an urgent line is `stop`; a near miss is only known to be "not a stop"
+# (its intent was never written), so it is a partial label (NOT_STOP) that teaches the intent head nothing but that.
+# Fresh lists (15 on) are the blind test of the model's stops.
+BLIND = Path(__file__).resolve().parents[2] / "eval" / "blind"
+STOP_LISTS = ("reflex_stops.json", *(f"reflex_stops_{i}.json" for i in range(2, 15)))
+NOT_STOP = "<not_stop>"
+NOT_STOP_ID = -2  # Encoded.intent of a near miss
+
+
+def stop_list_examples(root: Path = BLIND, names: tuple[str, ...] = STOP_LISTS) -> list[Example]:
+    """Urgent lines as `stop`, near misses as NOT_STOP, deduplicated by (lang, text); an error if a list is missing."""
+    seen, out = set(), []
+    for name in names:
+        d = json.loads((root / name).read_text(encoding="utf-8"))
+        for part, intent in (("urgent", "stop"), ("near_miss", NOT_STOP)):
+            for lang, texts in d[part].items():
+                for t in texts:
+                    if (lang, t) not in seen:
+                        seen.add((lang, t))
+                        out.append(Example(t, intent, {}, lang, "stop_lists"))
+    return out
+
+
 def near_miss_examples(path: Path = PHRASINGS / "near_misses.yaml", source: str = "near_misses") -> list[Example]:
     """All items of a near-miss-format file (any intent)."""
     pairs = yaml.safe_load(path.read_text())["pairs"]
@@ -147,12 +171,15 @@ def number_span(text: str, offsets: list[tuple[int, int]], value: str, start: in
 
 
 def encode_example(tok: Tokenizer, layout: Layout, ex: Example, max_len: int, drops: Counter) -> Encoded | None:
-    """Tokenise the normalised text and build intent / BIO / enum labels; None (counted in drops) if unusable."""
+    """Tokenise the normalised text and build intent / BIO / enum labels; None (counted in drops) if unusable. A
+    NOT_STOP example gets intent NOT_STOP_ID and no tag or enum labels."""
     norm, idx = normalise(ex.text)
     enc = tok.encode(norm)
     ids, offsets = enc.ids, list(enc.offsets)
     if len(ids) > max_len:
         ids, offsets = ids[: max_len - 1] + ids[-1:], offsets[: max_len - 1] + [(0, 0)]
+    if ex.intent == NOT_STOP:
+        return Encoded(ids, [IGNORE] * len(ids), NOT_STOP_ID, [IGNORE] * len(layout.enums), ex)
     tags = [IGNORE if e <= s and t in (0, len(ids) - 1) else 0 for t, (s, e) in enumerate(offsets)]
     enums = [IGNORE] * len(layout.enums)
     types = layout.slot_types[ex.intent]
@@ -185,8 +212,9 @@ def encode_example(tok: Tokenizer, layout: Layout, ex: Example, max_len: int, dr
     return Encoded(ids, tags, layout.intents.index(ex.intent), enums, ex)
 
 
-def build_examples(corpus: Path, seed: int = 0, target_none: float = 0.27) -> dict:
-    """All raw examples by source, the repeat factor for declines/near-misses, and the held-out families."""
+def build_examples(corpus: Path, seed: int = 0, target_none: float = 0.27, stop_lists: bool = False) -> dict:
+    """All raw examples by source, the repeat factor for declines/near-misses, and the held-out families; with
+    stop_lists, the lines of the tuned-on stop lists too (source stop_lists, not repeated)."""
     fams, part_a = decline_families()
     held = held_out_families(part_a, seed=seed)
     base = corpus_examples(corpus / "train.jsonl")
@@ -198,6 +226,7 @@ def build_examples(corpus: Path, seed: int = 0, target_none: float = 0.27) -> di
         "declines": declines,
         "near_misses": near,
         "supplements": supp,
+        "stop_lists": stop_list_examples() if stop_lists else [],
         "held_out": decline_examples(fams, held),
         "held_out_families": held,
         "repeat": repeat_factor(base, declines + near + supp, target_none),

@@ -65,11 +65,21 @@ def enum_loss(enum_logits: torch.Tensor, targets: torch.Tensor, layout: Layout) 
     return torch.stack(losses).sum() / n_t if losses else enum_logits.sum() * 0.0
 
 
+def intent_loss(il: torch.Tensor, labels: torch.Tensor, stop: int) -> torch.Tensor:
+    """Cross-entropy on labelled rows, -log(1 - p(stop)) on "anything but stop" rows (label -2), averaged over
+    the batch."""  # il: (B, n_intents)
+    known, not_stop = labels >= 0, labels == -2
+    ce = F.cross_entropy(il, labels.clamp(min=0), reduction="none") * known
+    rest = torch.cat([il[:, :stop], il[:, stop + 1 :]], dim=1)
+    ns = (torch.logsumexp(il, dim=1) - torch.logsumexp(rest, dim=1)) * not_stop
+    return (ce + ns).sum() / il.shape[0]
+
+
 def losses(model: NLUModel, batch: dict, layout: Layout) -> dict[str, torch.Tensor]:
     """Intent, tag and enum cross-entropies for a collated batch."""
     il, tl, el = model(batch["input_ids"], batch["attention_mask"])
     return {
-        "intent": F.cross_entropy(il, batch["intent"]),
+        "intent": intent_loss(il, batch["intent"], layout.intents.index("stop")),
         "tag": F.cross_entropy(tl.reshape(-1, tl.shape[-1]), batch["tags"].reshape(-1), ignore_index=-100),
         "enum": enum_loss(el, batch["enums"], layout),
     }

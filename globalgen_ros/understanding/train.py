@@ -42,19 +42,21 @@ def collate(items: list[Encoded], pad_id: int = 1) -> dict[str, torch.Tensor]:
 
 def split_data(
     tok: Tokenizer, layout: Layout, corpus: Path, max_len: int, seed: int, ctx_pos: float = 0.0, ctx_none: float = 0.0,
-    none_share: float = 0.27,
+    none_share: float = 0.27, stop_lists: bool = False,
 ) -> dict:
     """Encode all sources, hold out 5 % of the unique examples for validation, repeat declines/near-misses; with
     ctx_pos / ctx_none > 0, context-wrap that share of the positive / none training examples (data.augment_context)
-    and also return val_ctx, every validation example wrapped (seed + 1)."""
-    b, drops = build_examples(corpus, seed=seed, target_none=none_share), Counter()
-    sources = ("corpus", "declines", "near_misses", "supplements")
+    and also return val_ctx, every validation example wrapped (seed + 1). With stop_lists, the stop lists' lines
+    are added to training once (never to validation: their near misses have no intent label)."""
+    b, drops = build_examples(corpus, seed=seed, target_none=none_share, stop_lists=stop_lists), Counter()
+    sources = ("corpus", "declines", "near_misses", "supplements", "stop_lists")
     enc = {s: [encode_example(tok, layout, e, max_len, drops) for e in b[s]] for s in sources}
-    uniq = [x for s in enc.values() for x in s if x is not None]
+    uniq = [x for s in sources[:-1] for x in enc[s] if x is not None]
     random.Random(seed).shuffle(uniq)
     n_val = len(uniq) // 20
     val, train = uniq[:n_val], uniq[n_val:]
     train = train + [x for x in train if x.ex.source != "corpus"] * (b["repeat"] - 1)
+    train += [x for x in enc["stop_lists"] if x is not None]
     ctx_counts: dict = {}
     if ctx_pos > 0 or ctx_none > 0:
         train, ctx_counts = wrap_encoded(train, b["context_pool"], tok, layout, max_len, seed, ctx_pos, ctx_none)
@@ -63,7 +65,7 @@ def split_data(
         ctx_counts["val_ctx"] = {"n": len(val_ctx), **c2}
     counts = {s: {"raw": len(b[s]), "kept": sum(x is not None for x in enc[s])} for s in enc}
     counts["train_after_repeat"] = dict(Counter(x.ex.source for x in train))
-    counts["train_none_share"] = sum(layout.intents[x.intent] == "none" for x in train) / len(train)
+    counts["train_none_share"] = sum(x.intent >= 0 and layout.intents[x.intent] == "none" for x in train) / len(train)
     meta = {"counts": counts, "drops": dict(drops), "repeat": b["repeat"], "held_out_families": b["held_out_families"]}
     if ctx_counts:
         meta["context_wrap"] = ctx_counts | {"pool": {k: len(v) for k, v in b["context_pool"].items()}}
@@ -234,6 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--ctx-pos", type=float, default=0.0, help="share of positive train examples context-wrapped")
     ap.add_argument("--ctx-none", type=float, default=0.0, help="share of none train examples context-wrapped")
     ap.add_argument("--none-share", type=float, default=0.27, help="target share of intent none in training")
+    ap.add_argument("--stop-lists", action="store_true", help="train on the tuned-on stop lists too (data.STOP_LISTS)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # denormal grads/moments otherwise slow CPU training to a crawl
@@ -241,7 +244,8 @@ def main(argv: list[str] | None = None) -> None:
     layout, tok = layout_from_schema(load_schema()), Tokenizer.from_file(str(args.tokenizer))
     kept = np.load(args.kept)
     assert tok.get_vocab_size() == kept.size, "tokenizer and kept ids disagree"
-    d = split_data(tok, layout, args.corpus, args.max_len, args.seed, args.ctx_pos, args.ctx_none, args.none_share)
+    d = split_data(tok, layout, args.corpus, args.max_len, args.seed, args.ctx_pos, args.ctx_none, args.none_share,
+                   args.stop_lists)
     print(json.dumps(d["meta"], indent=1), flush=True)
     model = build_model(layout, args.layers, kept, args.seed)
     if args.init:
