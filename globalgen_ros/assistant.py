@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -262,15 +263,18 @@ class Assistant:
 
     def _checked_reply(self, text: str, intent: str, slots: dict[str, str], reply: str) -> str:
         """Return the decoder's reply if it knows the intent, answers in the user's language and repeats every text
-        slot verbatim, else the reply template of the intent (corpus/templates.py or its phrasing file)."""
+        slot verbatim and every number as a whole number ("1.5", not "15"), else the reply template of the intent
+        (corpus/templates.py or its phrasing file)."""
         from globalgen_ros.corpus.templates import BUILT_IN
         from globalgen_ros.corpus.templates import reply as template_reply
 
         lang = language_code(detect_language(text))
         texts = [v for k, v in slots.items() if self.schema[intent].slot(k).type == "text"]
+        numbers = [v for k, v in slots.items() if self.schema[intent].slot(k).type == "number"]
         known = intent in BUILT_IN or intent == "none"  # an intent added since: the decoder never learnt its reply
         same_language = language_code(detect_language(reply)) == lang
-        if known and same_language and all(v.casefold() in reply.casefold() for v in texts):
+        said = all(re.search(rf"(?<![\d.]){re.escape(v)}(?![\d]|\.\d)", reply) for v in numbers)
+        if known and same_language and said and all(v.casefold() in reply.casefold() for v in texts):
             return reply
 
         try:

@@ -11,6 +11,7 @@ import yaml
 
 SLOT_TYPES = ("text", "enum", "number")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+NUMBER_RE = re.compile(r"\d+(\.\d+)?")  # a number slot's value: digits, optionally one decimal part ("1.5")
 VALUE_RE = re.compile(r"^[A-Za-z0-9_\-]+$")
 
 
@@ -87,7 +88,7 @@ class Schema:
                 continue
             if slot.type == "enum" and value not in slot.values:
                 problems.append(f"slot {name!r}: {value!r} is not one of {list(slot.values)}")
-            if slot.type == "number" and not value.isdigit():
+            if slot.type == "number" and not NUMBER_RE.fullmatch(str(value)):
                 problems.append(f"slot {name!r}: {value!r} is not a number")
         return problems
 

@@ -128,3 +128,23 @@ def test_nothing_to_copy_never_dead_ends(schema, small_tokenizer):
         parsed = parse_output(tok.decode(ids))
         assert parsed.complete and schema.validate_output(parsed.intent, parsed.slots) == []
         assert all(s.optional or s.type != "text" for s in schema[parsed.intent].slots), parsed
+
+
+def test_a_number_takes_one_decimal_point_between_digits(schema, small_tokenizer):
+    tok = small_tokenizer
+    assert tok.point_id is not None
+    cons = HeaderConstraint(schema, tok, user_tokens(tok, "go forward 1.5 meters"))
+    state = cons.start()
+    for t in [tok.intent] + tok.encode("robot_move") + [tok.slot] + tok.encode("direction") + [tok.value]:
+        state = cons.advance(state, t)
+    for t in tok.encode("forward") + [tok.slot] + tok.encode("distance") + [tok.value]:
+        state = cons.advance(state, t)
+    assert tok.point_id not in cons.allowed(state).tolist()  # no leading point
+    state = cons.advance(state, tok.digit_ids[1])
+    assert tok.point_id in cons.allowed(state).tolist()
+    state = cons.advance(state, tok.point_id)
+    assert set(cons.allowed(state).tolist()) == set(tok.digit_ids)  # a digit must follow the point
+    state = cons.advance(state, tok.digit_ids[5])
+    assert tok.point_id not in cons.allowed(state).tolist() and tok.reply in cons.allowed(state).tolist()
+    ids = header_tokens(tok, schema, "robot_move", {"direction": "forward", "distance": "1.5"}, [])
+    assert parse_output(tok.decode(ids)).slots == {"direction": "forward", "distance": "1.5"}

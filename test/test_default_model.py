@@ -30,6 +30,20 @@ def test_golden_outputs_through_onnx_int8(assistant, golden):
         assert r.token_ids == case["token_ids"] and r.finish_reason == "end"
 
 
+@pytest.mark.parametrize("text, slot, value", [
+    ("机器人往前走一米五", "distance", "1.5"),
+    ("Robot, back up one and a half metres", "distance", "1.5"),
+    ("把温度调到二十二度五", "temperature", "22.5"),
+    ("set the temperature to 22.5 degrees", "temperature", "22.5"),
+])
+def test_a_spoken_decimal_is_published_and_said_whole(assistant, text, slot, value):
+    """The header carries "1.5" (a decimal point between digits), and a reply that says another number ("15 meters")
+    is replaced by the intent's reply template."""
+    r = assistant.respond(text)
+    assert r.slots[slot] == value and r.header == "understanding"
+    assert value in r.text and value.replace(".", "") not in r.text.replace(value, ""), r.text
+
+
 def test_ar_feeds_schema_forced_runs_in_one_forward(assistant):
     """`ar` makes one model decision per forward: a run of forced tokens costs no forward of its own (the schema
     forces some; the understanding model's header is forced whole)."""

@@ -29,6 +29,9 @@ def test_validate_output():
     assert "not one of" in schema.validate_output("window", {"action": "explode"})[0]
     assert "no slot" in schema.validate_output("window", {"speed": "1"})[0]
     assert "not a number" in schema.validate_output("robot_move", {"direction": "left", "distance": "far"})[0]
+    assert schema.validate_output("robot_move", {"direction": "left", "distance": "1.5"}) == []
+    for bad in ("1.", ".5", "1.2.3", "-1", "1,5"):
+        assert "not a number" in schema.validate_output("robot_move", {"direction": "left", "distance": bad})[0]
 
 
 @pytest.mark.parametrize("doc, message", [

@@ -2,7 +2,7 @@
 
 The header can only spell an intent of the schema, its slot names in schema order (every slot not marked
 optional included), and for each value: a span of the user's tokens (text), a schema value (enum) or digits
-(number). The reply is free text (`decoding.step.greedy`: any token but the special ones, <|end|> aside).
+(number, with at most one decimal point). The reply is free text (`decoding.step.greedy`: any token but the special ones, <|end|> aside).
 """
 
 from __future__ import annotations
@@ -139,9 +139,14 @@ class HeaderConstraint:
         # value
         slot = self.schema.intents[s.intent].slots[s.slot]
         done = self._terminators(s.intent, s.slot)
-        if slot.type == "number":
-            digits = set(tok.digit_ids) if len(s.prefix) < MAX_NUMBER_DIGITS else set()
-            return digits | (done if s.prefix else set())
+        if slot.type == "number":  # digits, at most one decimal point between digits ("1.5")
+            point = getattr(tok, "point_id", None)
+            n_digits = sum(t != point for t in s.prefix)
+            digits = set(tok.digit_ids) if n_digits < MAX_NUMBER_DIGITS else set()
+            if s.prefix and s.prefix[-1] == point:
+                return digits
+            can_point = point is not None and s.prefix and point not in s.prefix and n_digits < MAX_NUMBER_DIGITS
+            return digits | ({point} if can_point else set()) | (done if s.prefix else set())
         if slot.type == "enum":
             trie = self.enum_tries[s.intent][s.slot]
             return set(trie.next(s.prefix)) | (done if trie.complete(s.prefix) is not None else set())

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from globalgen_ros.schema import NUMBER_RE
+
 # Ids 0..8 in this order in every tokenizer we train (tokenizer.json is the source of truth at run time).
 SPECIAL_TOKENS = ["<|bos|>", "<|user|>", "<|assistant|>", "<|intent|>", "<|slot|>", "<|value|>", "<|reply|>",
                   "<|end|>", "<|pad|>"]
@@ -62,9 +64,11 @@ def header_tokens(tok, schema, intent: str, slots: dict[str, str], user_ids: lis
             if span is None:
                 raise ValueError(f"slot {slot.name}={value!r} is not a token span of the transcript")
         elif slot.type == "number":
-            if not value.isdigit() or len(value) > MAX_NUMBER_DIGITS:
+            point = getattr(tok, "point_id", None)
+            if (not NUMBER_RE.fullmatch(value) or sum(c.isdigit() for c in value) > MAX_NUMBER_DIGITS
+                    or ("." in value and point is None)):
                 raise ValueError(f"slot {slot.name}={value!r} is not a number of at most {MAX_NUMBER_DIGITS} digits")
-            span = [tok.digit_ids[int(d)] for d in value]
+            span = [tok.digit_ids[int(c)] if c.isdigit() else point for c in value]
         else:
             if value not in slot.values:
                 raise ValueError(f"slot {slot.name}={value!r} is not one of {list(slot.values)}")

@@ -41,6 +41,7 @@ class Tokenizer:
          self.pad) = range(len(SPECIAL_TOKENS))
         self.vocab_size = hf.get_vocab_size()
         self.digit_ids = [hf.token_to_id(str(d)) for d in range(10)]
+        self.point_id = hf.token_to_id(".")  # the decimal point of a number value ("1.5"); None if not one token
         self._byte_of = {ch: b for b, ch in _bytes_to_unicode().items()}
 
     def encode(self, text: str | bytes) -> list[int]:

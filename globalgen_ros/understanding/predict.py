@@ -51,6 +51,21 @@ def widen_to_numeral(text: str, a: int, b: int) -> tuple[int, int]:
     return a, b
 
 
+def widen_to_measure(text: str, a: int, b: int, reach: int = 16) -> int:
+    """Return the end of [a, b) extended over a spoken measure that completes its number (二十二 + 度五 is 22.5,
+    "one" + " and a half" is 1.5): the longest extension within `reach` characters that still reads as one number,
+    the same whole part and a decimal."""
+    said = numbers_said(text[a:b])
+    if len(said) != 1 or "." in said[0]:
+        return b
+    best = b
+    for end in range(b + 1, min(len(text), b + reach) + 1):
+        longer = numbers_said(text[a:end])
+        if len(longer) == 1 and "." in longer[0] and longer[0].split(".")[0] == said[0]:
+            best = end
+    return best
+
+
 def check_files(model_dir: Path, sha256: dict[str, str]) -> None:
     """Raise ValueError naming the file if a file of the model is missing or does not match nlu.json's sha256."""
     for name, digest in sha256.items():
@@ -173,6 +188,7 @@ class Understanding:
                 continue
             if types[name] == "number":
                 a, b = widen_to_numeral(text, a, b)
+                b = widen_to_measure(text, a, b)
                 said = numbers_said(text[a:b])
                 if said:
                     found.append((name, a, b, said[0]))
