@@ -209,3 +209,11 @@ def test_numbers_of_absurd_length_and_nested_bodies_are_not_slots():
     assert "temperature" not in answer.slots
     deep = "{" + '"a": [' * 50_000 + "]" * 50_000 + "}"
     assert parse_answer(deep, SCHEMA, "en-US").intent == "none"  # unreadable JSON: plain text, never acted on
+
+
+@pytest.mark.parametrize("value, kept", [('"1.5"', "1.5"), ("1.5", "1.5"), ("2", "2"), ('"1."', None), ('"1.5.2"', None),
+                                         ('"-3"', None), ('"one"', None)])
+def test_a_decimal_distance_from_the_cloud_is_kept_like_the_edge_s(value, kept):
+    answer = parse_answer('{"intent": "robot_move", "slots": {"direction": "backward", "distance": ' + value + '}, '
+                          '"reply": "ok"}', SCHEMA, "en-US")
+    assert answer.slots.get("distance") == kept

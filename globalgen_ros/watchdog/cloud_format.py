@@ -12,7 +12,8 @@ from globalgen_ros.watchdog.language import DECLINED, say
 
 MAX_REPLY_CHARS = 400
 MAX_SLOT_CHARS = 120
-_NUMBER = re.compile(r"[0-9]{1,6}")  # number slots hold digits (config/intents.yaml); 120 digits are no number
+# number slots hold digits, at most one decimal part ("1.5", as the edge publishes it); 120 digits are no number
+_NUMBER = re.compile(r"[0-9]{1,6}(\.[0-9]{1,3})?")
 UNRATED = 0.5  # the confidence of a cloud answer that did not rate itself
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
 
