@@ -244,6 +244,10 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 14's first run, with list 13's rules: en 119/130 (91.5 %), zh 110/130 (84.6 %), 6 / 6 false stops (session 16's
 # rules: 119, 109, 7 / 5); it taught polite and apologetic leads (excuse me, 不好意思, 劳驾), technical halts
 # (hold position, 保持位置, 悬停), dialect (停一哈, 恁), songs, games and readings as banter (Simon says).
+# List 15's first run (session 21): en 103/128 (80.5 %), zh 121/132 (91.7 %), 1 / 5 false stops; it taught leads and
+# fillers (jeez, sir, yo, easy, nein, "for the love of god", bot, bro, "ya eejit"), "<machine> off", pidgin ("stop o"),
+# hang on / easy / chill said again and again, 兄弟 / 老铁 as leads, 停落来 and 撒车 (Wu, ASR), collapses (要塌) and wrong ways
+# (走错了) as hazards, 刹车踩轻一点 as advice. Still false: banter and reported 停停停 inside longer Chinese sentences.
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -252,13 +256,14 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_9.json": {"en": 0.98, "zh": 1.0}, "reflex_stops_10.json": {"en": 1.0, "zh": 1.0},
                 "reflex_stops_11.json": {"en": 1.0, "zh": 0.99}, "reflex_stops_12.json": {"en": 0.99, "zh": 0.98},
                 "reflex_stops_13.json": {"en": 0.92, "zh": 0.79},
-                "reflex_stops_14.json": {"en": 0.96, "zh": 0.92}}
+                "reflex_stops_14.json": {"en": 0.96, "zh": 0.92},
+                "reflex_stops_15.json": {"en": 0.96, "zh": 0.97}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
 # inside a reading), "I can do a skid stop on my scooter!", "住手吧 别再买衣服了" (to a person).
 BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 3},
-                     "reflex_stops_14.json": {"en": 2, "zh": 2}}
+                     "reflex_stops_14.json": {"en": 2, "zh": 2}, "reflex_stops_15.json": {"zh": 3}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
