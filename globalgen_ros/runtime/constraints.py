@@ -2,7 +2,8 @@
 
 The header can only spell an intent of the schema, its slot names in schema order (every slot not marked
 optional included), and for each value: a span of the user's tokens (text), a schema value (enum) or digits
-(number, with at most one decimal point). The reply is free text (`decoding.step.greedy`: any token but the special ones, <|end|> aside).
+(number, with at most one decimal point). The reply is free text (`decoding.step.greedy`: any token but the
+special ones, <|end|> aside).
 """
 
 from __future__ import annotations
