@@ -247,7 +247,8 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 15's first run (session 21): en 103/128 (80.5 %), zh 121/132 (91.7 %), 1 / 5 false stops; it taught leads and
 # fillers (jeez, sir, yo, easy, nein, "for the love of god", bot, bro, "ya eejit"), "<machine> off", pidgin ("stop o"),
 # hang on / easy / chill said again and again, 兄弟 / 老铁 as leads, 停落来 and 撒车 (Wu, ASR), collapses (要塌) and
-# wrong ways (走错了) as hazards, 刹车踩轻一点 as advice. Still false: banter and reported 停停停 inside longer Chinese sentences.
+# wrong ways (走错了) as hazards, 刹车踩轻一点 as advice. Still false: banter and reported 停停停 inside
+# longer Chinese sentences.
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
