@@ -56,8 +56,8 @@ def widen_to_measure(text: str, a: int, b: int, reach: int = 16) -> int:
     "one" + " and a half" is 1.5): the longest extension within `reach` characters that still reads as one number,
     the same whole part and a decimal."""
     said = numbers_said(text[a:b])
-    if len(said) != 1 or "." in said[0]:
-        return b
+    if len(said) != 1 or "." in said[0] or not any("." in n for n in numbers_said(text[a : b + reach])):
+        return b  # one look at the whole reach settles the common case (no spoken decimal after the number)
     best = b
     for end in range(b + 1, min(len(text), b + reach) + 1):
         longer = numbers_said(text[a:end])
