@@ -15,7 +15,7 @@ import yaml
 from tokenizers import Tokenizer
 
 from globalgen_ros.grounding.numbers import numbers_said
-from globalgen_ros.understanding.labels import ABSENT, Layout
+from globalgen_ros.understanding.labels import ABSENT, NOT_STOP_ID, Layout
 from globalgen_ros.understanding.normalise import normalise, to_normalised_span
 from globalgen_ros.watchdog.language import detect_language, language_code
 
@@ -86,8 +86,7 @@ NOT_YET_TRAINED: tuple[str, ...] = ()
 # Fresh lists (15 on) are the blind test of the model's stops.
 BLIND = Path(__file__).resolve().parents[2] / "eval" / "blind"
 STOP_LISTS = ("reflex_stops.json", *(f"reflex_stops_{i}.json" for i in range(2, 15)))
-NOT_STOP = "<not_stop>"
-NOT_STOP_ID = -2  # Encoded.intent of a near miss
+NOT_STOP = "<not_stop>"  # Example.intent of a near miss; encoded as labels.NOT_STOP_ID
 
 
 def stop_list_examples(root: Path = BLIND, names: tuple[str, ...] = STOP_LISTS) -> list[Example]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 ABSENT = "<absent>"
+NOT_STOP_ID = -2  # intent label of a stop-list near miss: "anything but stop" (a partial label)
 SPAN_TYPES = ("text", "number")
 
 

@@ -8,7 +8,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from globalgen_ros.understanding.encoder import load_encoder, mean_pool
-from globalgen_ros.understanding.labels import Layout
+from globalgen_ros.understanding.labels import NOT_STOP_ID, Layout
 from globalgen_ros.understanding.vocab import build_remap, prune_encoder
 
 INPUTS = ("input_ids", "attention_mask")
@@ -66,9 +66,9 @@ def enum_loss(enum_logits: torch.Tensor, targets: torch.Tensor, layout: Layout) 
 
 
 def intent_loss(il: torch.Tensor, labels: torch.Tensor, stop: int) -> torch.Tensor:
-    """Cross-entropy on labelled rows, -log(1 - p(stop)) on "anything but stop" rows (label -2), averaged over
+    """Cross-entropy on labelled rows, -log(1 - p(stop)) on "anything but stop" rows (NOT_STOP_ID), averaged over
     the batch."""  # il: (B, n_intents)
-    known, not_stop = labels >= 0, labels == -2
+    known, not_stop = labels >= 0, labels == NOT_STOP_ID
     ce = F.cross_entropy(il, labels.clamp(min=0), reduction="none") * known
     rest = torch.cat([il[:, :stop], il[:, stop + 1 :]], dim=1)
     ns = (torch.logsumexp(il, dim=1) - torch.logsumexp(rest, dim=1)) * not_stop
