@@ -249,6 +249,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # hang on / easy / chill said again and again, 兄弟 / 老铁 as leads, 停落来 and 撒车 (Wu, ASR), collapses (要塌) and
 # wrong ways (走错了) as hazards, 刹车踩轻一点 as advice. Still false: banter and reported 停停停 inside
 # longer Chinese sentences.
+# List 16's first run (session 21, after list 15 was learnt): en 95/121 (78.5 %), zh 136/148 (91.9 %), 6 / 7 false
+# stops; it taught (session 22) Dutch, Scots, Tagalog and Xhosa halts and leads (hou op, haud on, hinto, para po,
+# sandali, hayi), a stop said last after a clause ("the toddler's right behind you stop"), misheard halts before a
+# hazard (快听车前面有人), dialect halts (停哈, 刹牢, 咪再行), a stop run said of someone else (一直喊停停停), stop
+# motion / freeze frame / back in the day as set phrases, and tickling and reading aloud as banter.
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -258,13 +263,14 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_11.json": {"en": 1.0, "zh": 0.99}, "reflex_stops_12.json": {"en": 0.99, "zh": 0.98},
                 "reflex_stops_13.json": {"en": 0.92, "zh": 0.79},
                 "reflex_stops_14.json": {"en": 0.96, "zh": 0.92},
-                "reflex_stops_15.json": {"en": 0.96, "zh": 0.97}}
+                "reflex_stops_15.json": {"en": 0.96, "zh": 0.97},
+                "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
 # inside a reading), "I can do a skid stop on my scooter!", "住手吧 别再买衣服了" (to a person).
 BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 3},
-                     "reflex_stops_14.json": {"en": 2, "zh": 2}, "reflex_stops_15.json": {"zh": 3}}
+                     "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
@@ -277,6 +283,27 @@ def test_blind_lists_of_urgent_stops_and_near_misses(name):
         assert len(urgent) - len(missed) >= BLIND_FLOORS[name][lang] * len(urgent), (name, lang, missed)
         false_stops = [t for t in near if REFLEX.matches(t)]
         assert len(false_stops) <= BLIND_FALSE_STOPS.get(name, {}).get(lang, 0), (name, lang, false_stops)
+
+
+@pytest.mark.parametrize("text, fires", [("the toddler's right behind you stop", True),
+                                         ("no no no no not the pond stop", True),
+                                         ("It's a full stop, not a comma.", False),
+                                         ("Let's pull in at the servo for a quick stop, no rush.", False)])
+def test_a_stop_said_last_after_a_clause_must_end_the_utterance(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
+@pytest.mark.parametrize("text, fires", [("the emergency stop button's sticky, log a maintenance ticket", False),
+                                         ("刚才那个小孩一直喊停停停 好好玩", False),
+                                         ("there's a kid stop stop", True)])
+def test_a_stop_run_said_of_something_else_stays_ruled_out(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
+@pytest.mark.parametrize("text, fires", [("快听车前面有人", True), ("快婷车啊 小孩跑出来了", True),
+                                         ("快听歌前面有人唱", False), ("小乐停 地上有水要滑过去了", True)])
+def test_a_misheard_halt_before_a_hazard_and_a_name_before_a_paused_stop(text, fires):
+    assert REFLEX.matches(text) == fires
 
 
 def test_fires_once_per_utterance():

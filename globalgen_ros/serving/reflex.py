@@ -40,7 +40,8 @@ _LATIN = rf"(?:(?![{_CJK}])[^\W_])+"  # letters and digits, not Chinese
 _UNIT = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_LATIN}(?:['-]{_LATIN})*)|(?P<mark>\S)")
 
 # Closed-class words of the clause rules (StopReflex._reason, _chinese_clause); the vocabulary is in the yaml.
-_DETERMINERS = frozenset("the a an my your his her our their that this some".split())
+# da, di, tha: "stop di truck"
+_DETERMINERS = frozenset("the a an my your his her our their that this some da di tha".split())
 _ARTICLES = frozenset("the a an".split())  # a cut-off last article: "stop the car stop the"; "get away from her" ends
 _COPULAS = frozenset("is are was were isn't aren't wasn't has have got keeps".split())
 _WH = frozenset("what's whats who's where's how's when's why's".split())
@@ -186,7 +187,7 @@ class StopReflex:
         if heard == simplified or sum(map(_is_cjk, heard)) < 2:  # a lone 听 is no stop
             return False
         read = self._destutter(units(heard))
-        return self._fires(read, 0, "lead", {}, question, strict=not self._tripled_before_hazard(read, u))
+        return self._fires(read, 0, "lead", {}, question, strict=not self._misheard_before_hazard(read, u))
 
     def _said_in_jest(self, u: list[Unit]) -> bool:
         """Return True for a set phrase ("stop, drop and roll", 一二三木头人), or banter or reported speech that names
@@ -238,15 +239,21 @@ class StopReflex:
                 return True
         return False
 
-    def _tripled_before_hazard(self, read: list[Unit], written: list[Unit]) -> bool:
-        """Return True if the text read by sound starts with one stop character said three times (挺挺挺 → 停停停)
-        and the text as written names a hazard after it (前面有人): no misheard word, so it is read as written text
-        is ("听听听这首歌" is not: 首 only sounds like the 手 of 住手)."""
+    def _misheard_before_hazard(self, read: list[Unit], written: list[Unit]) -> bool:
+        """Return True if the text read by sound starts with one stop character said three times (挺挺挺 → 停停停), a
+        halt phrase said twice (亭车亭车) or a misheard halt phrase of two characters or more after at most two
+        lead characters that ends a written word (快听车 → 快停车), and the text as written names a hazard after it
+        (前面有人): the rest is read as written text is ("听听听这首歌" is not: 首 only sounds like the 手 of 住手)."""
         said = [x.text for x in read[:4]]
         tripled = len(read) >= 4 and said[0] in self._cjk_known and said[1] == said[2] == said[0]
         twice = any([x.text for x in read[:n]] == [x.text for x in read[n:2 * n]]
                     for n in self._match(read, 0, "halt"))  # 亭车亭车 → 停车停车, 婷下来婷下来 → 停下来停下来
-        return (tripled or twice) and any(self._match(written, k, "hazard") for k in range(3, len(written)))
+        misheard = [j for k in range(min(3, len(read))) if k == 0 or self._match(read, 0, "lead") == [k]
+                    for j in self._match(read, k, "halt") if j - k >= 2 and j <= len(written)
+                    and written[j - 1].word_end  # not 快听歌 → 快停 + 割
+                    and [x.text for x in read[k:j]] != [x.text for x in written[k:j]]]
+        start = 3 if tripled or twice else min(misheard, default=len(written))
+        return any(self._match(written, k, "hazard") for k in range(start, len(written)))
 
     def _warns(self, u: list[Unit], question: bool, exclaimed: bool) -> bool:
         """Return True for a warning of danger without a stop word: an `imminent` phrase ("you're about to hit",
@@ -272,21 +279,31 @@ class StopReflex:
 
     def _stop_after_warning(self, u: list[Unit], question: bool) -> bool:
         """Return True if a stop phrase that completes the utterance follows a warning: a pause ("there's a kid —
-        stop!", "别再往前了 停") or a hazard, alarm or reason said before it ("前面有人快停", "ouch stop"), unless a
-        `not_before` word comes right before it ("the next stop", "别停") or it is a question."""
+        stop!", "别再往前了 停") or a hazard, alarm or reason said before it ("前面有人快停", "ouch stop"), or a
+        clause or a repeated word before a stop that ends the utterance with nothing but stop phrases and fillers ("the
+        toddler's right behind you stop"), unless a `not_before` word comes right before it or before the run of stop
+        phrases it continues ("the next stop", "别停", "一直喊停停停") or it is a question."""
         if question or self._asks(u, 0):
             return False
         memo: dict = {}  # _fires results depend on (position, state) only: shared by every candidate k
+        ruled_out = 0  # end of the stop phrases a `not_before` word governs: "the emergency stop button's sticky"
         for k in range(1, len(u)):
-            if not u[k - 1].word_end or not (self._match(u, k, "stop") or self._match(u, k, "halt")):
+            ends = self._match(u, k, "stop") + self._match(u, k, "halt") if u[k - 1].word_end else []
+            if not ends:
                 continue
-            if any(k in self._match(u, j, "not_before") for j in range(max(0, k - 4), k)):
+            if k <= ruled_out or any(k in self._match(u, j, "not_before") for j in range(max(0, k - 4), k)):
+                ruled_out = max([ruled_out, *ends])  # 喊停停停: the whole run was said of someone else
                 continue
             if any((j == 0 or u[j - 1].word_end) and self._match(u, j, "condition") for j in range(k)):
                 return False  # "if a kid runs out, stop": a rule for later
-            warned = u[k - 1].pause or any((j == 0 or u[j - 1].word_end) and self._match(u, j, kind)
-                                           for kind in ("hazard", "alarm", "reason", "names") for j in range(k))
+            starts = [j for j in range(k) if j == 0 or u[j - 1].word_end]
+            warned = u[k - 1].pause or any(self._match(u, j, kind) for kind in ("hazard", "alarm", "reason", "names")
+                                           for j in starts)
             if warned and self._fires(u, k, "lead", memo, question):
+                return True
+            # a clause or a repeated word before a stop that ends the utterance: "the toddler's behind you stop"
+            if any(_clause_word(u[j].text) or self._repeated(u, j) for j in starts) and self._fires(
+                    u, k, "lead", {}, question, strict=True):
                 return True
         return False
 
@@ -434,9 +451,10 @@ class StopReflex:
             return 0
         if not _is_cjk(u[1].text) or u[1].text in self._cjk_known:
             return 0
-        if not u[0].word_end and _WORD_TAGS.get(u[0].text + u[1].text) != "nr":
-            return 0  # a word jieba knows counts only as a person's name (小乐), not 小区 or 小时
-        return 2 if any(self._match(u, 2, kind) for kind in ("stop", "halt", "lead")) else 0
+        paused = [j for kind in ("stop", "halt") for j in self._match(u, 2, kind) if u[j - 1].pause]
+        if not u[0].word_end and _WORD_TAGS.get(u[0].text + u[1].text) != "nr" and not paused:
+            return 0  # a known word counts only as a person's name (小宝), not 小区, unless a pause follows: 小乐停 …
+        return 2 if paused or any(self._match(u, 2, kind) for kind in ("stop", "halt", "lead")) else 0
 
     def _unknown_name_before_stop(self, u: list[Unit], i: int) -> int:
         """Return 1 if the utterance starts with one Latin word no list holds (and no `not_before` word: "bus stop")
