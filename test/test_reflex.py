@@ -254,6 +254,12 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # sandali, hayi), a stop said last after a clause ("the toddler's right behind you stop"), misheard halts before a
 # hazard (快听车前面有人), dialect halts (停哈, 刹牢, 咪再行), a stop run said of someone else (一直喊停停停), stop
 # motion / freeze frame / back in the day as set phrases, and tickling and reading aloud as banter.
+# List 17's first run (session 22, after list 16 was learnt): en 85/122 (69.7 %), zh 133/160 (83.1 %), 5 / 6 false
+# stops. It taught Māori, Irish and Tagalog halts (kāti, stad, tigil), Irish, Nigerian and Singapore leads and fillers
+# (feck, oga, lah), farm animals as hazards, halts said three times by sound (stock stock stock, stopped stopped
+# stopped), "nonononono", Hunan and Sichuan halts (停哒, 龟儿子), 集卡 as a machine, banter (别唠了) and set phrases
+# (这个字, break a leg, blood pressure). Still missed: warnings without any stop word that name a danger only the
+# setting knows ("the drip stand!", "you're on his oxygen tube"), and long Chinese complaints with a question in them.
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -264,13 +270,14 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_13.json": {"en": 0.92, "zh": 0.79},
                 "reflex_stops_14.json": {"en": 0.96, "zh": 0.92},
                 "reflex_stops_15.json": {"en": 0.96, "zh": 0.97},
-                "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}}
+                "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}, "reflex_stops_17.json": {"en": 0.93, "zh": 0.93}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
 # inside a reading), "I can do a skid stop on my scooter!", "住手吧 别再买衣服了" (to a person).
 BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 3},
-                     "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2}}
+                     "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2},
+                     "reflex_stops_17.json": {"en": 2, "zh": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

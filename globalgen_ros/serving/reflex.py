@@ -317,7 +317,7 @@ class StopReflex:
                 x.text = squeezed
             elif x.text not in self._known and x.text.endswith("in") and x.text + "g" in self._known:
                 x.text += "g"  # "stop movin"
-            run = re.fullmatch(r"([a-z]{3,}?)\1+", x.text)
+            run = re.fullmatch(r"([a-z]{2,}?)\1+", x.text)  # "nonononono"
             if x.text not in self._known and run and run.group(1) in self._known:
                 split += [Unit(run.group(1), True) for _ in range(len(x.text) // len(run.group(1)))]
                 split[-1].pause = x.pause
