@@ -322,7 +322,7 @@ def test_stop_on_partial_fires_once(node):
 
 def test_a_stop_the_word_lists_miss_fires_from_the_understanding_model_on_the_final_only(node):
     c = node.client
-    node.set_ok(reflex__model_threshold=0.9)
+    node.set_ok(reflex__model_threshold=0.9, reflex__ngram_threshold=0.0)  # the model path alone
     uid, _ = c.send("end all motion", is_final=False)  # partials: word lists only
     c.send("End all motion", utterance_id=uid)
     final = c.wait_final(uid, 10.0)
@@ -336,7 +336,7 @@ def test_a_stop_from_the_understanding_model_does_not_wait_behind_queued_request
     """The model stop check runs on its own thread before the decoder's queue: a warning with no stop word said
     after a burst of requests stops before they are answered, and supersedes those still waiting."""
     c = node.client
-    node.set_ok(reflex__model_threshold=0.9)
+    node.set_ok(reflex__model_threshold=0.9, reflex__ngram_threshold=0.0)
     uids = [c.send("navigate to the central library")[0] for _ in range(12)]
     stop_uid, _ = c.send("End all motion")
     c.spin_until(lambda: all(u in c.finals for u in [*uids, stop_uid]) and stop_uid in c.intents, 60.0,
@@ -349,6 +349,21 @@ def test_a_stop_from_the_understanding_model_does_not_wait_behind_queued_request
     later = [f for f in finals if (f.stamp.sec, f.stamp.nanosec) >= stop_stamp]
     assert later and all(SUPERSEDED in f.error for f in later), "requests queued before the stop are superseded"
     assert all(len(c.finals[u]) == 1 for u in [*uids, stop_uid])
+
+
+def test_a_warning_the_word_lists_miss_fires_from_the_ngram_model_on_the_callback(node):
+    """当心 有小狗窜过去了 (blind test set 3): no stop word, read by the n-gram stop model with the word lists."""
+    c = node.client
+    node.set_ok(reflex__model_threshold=0.0, reflex__ngram_threshold=0.9)
+    uid, _ = c.send("当心 有小狗窜过去了")
+    final = c.wait_final(uid, 10.0)
+    assert (final.status, final.source, final.intent) == (Response.STATUS_OK, "reflex", "stop")
+    c.spin_until(lambda: uid in c.intents, 10.0, "stop intent")
+    assert [(i.name, i.source, i.safety) for _, i in c.intents[uid]] == [("stop", "reflex", True)]
+    node.set_ok(reflex__ngram_threshold=0.0)
+    final = c.wait_final(c.send("当心 有小狗窜过去了")[0], 60.0)
+    node.set_ok(reflex__ngram_threshold=0.9)
+    assert final.source != "reflex"
 
 
 def test_stop_words_inside_commands_do_not_trigger_the_reflex(node):

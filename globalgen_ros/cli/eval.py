@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from globalgen_ros.scoring import CasesError, load_cases, report_text, score
+from globalgen_ros.serving.stop_ngrams import DEFAULT_THRESHOLD
 from globalgen_ros.watchdog.language import detect_language
 
 
@@ -44,33 +45,40 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "stops the reflex's word lists fire, and with the model path (--stop-threshold) too")
     p.add_argument("--stop-threshold", type=float, default=0.9,
                    help="with --stop-list: confidence of the model path (reflex.model_threshold; default 0.9)")
+    p.add_argument("--ngram-threshold", type=float, default=DEFAULT_THRESHOLD,
+                   help="probability the n-gram stop model needs to fire the reflex (reflex.ngram_threshold; 0 = off)")
     p.add_argument("--stop-min-confidence", type=float,
                    help="confidence a stop the understanding model decides needs (default: the model's own, nlu.json)")
     return p
 
 
 def stop_list_report(path: str | Path, model_dir: str | Path, threshold: float,
-                     stop_min_confidence: float | None = None) -> dict:
-    """Per part and language of a stop list: n, stops by the word lists, by word lists or the model path
-    (reflex.model_threshold), and as served: word lists, or the understanding model's `stop` at its floor."""
+                     stop_min_confidence: float | None = None, ngram_threshold: float = 0.0) -> dict:
+    """Per part and language of a stop list: n, stops by the word lists, by the n-gram stop model, by the reflex
+    (both), by the reflex or the model path (reflex.model_threshold), and as served: the reflex, or the
+    understanding model's `stop` at its floor."""
     from globalgen_ros.serving.reflex import StopReflex
     from globalgen_ros.serving.stop_model import ModelStop
+    from globalgen_ros.serving.stop_ngrams import load_for
     from globalgen_ros.understanding.predict import Understanding
 
     lists = json.loads(Path(path).read_text(encoding="utf-8"))
     understanding = Understanding(Path(model_dir) / "nlu")
-    reflex, model = StopReflex(), ModelStop(understanding, threshold)
+    ngrams = load_for(model_dir, ngram_threshold)
+    reflex, model = StopReflex(ngrams=ngrams), ModelStop(understanding, threshold)
     floor = max(understanding.min_confidence, understanding.stop_min_confidence if stop_min_confidence is None
                 else stop_min_confidence)
     out = {}
     for part in ("urgent", "near_miss"):
         for lang, texts in lists[part].items():
-            words = [reflex.matches(t) for t in texts]
-            both = [w or model.is_stop(t) for w, t in zip(words, texts, strict=True)]
+            words = [reflex.words_match(t) for t in texts]
+            fired = [reflex.matches(t) for t in texts]
+            both = [w or model.is_stop(t) for w, t in zip(fired, texts, strict=True)]
             served = [w or (p["intent"] == "stop" and p["confidence"] >= floor)
-                      for w, p in zip(words, map(understanding.predict, texts), strict=True)]
-            out[f"{part}/{lang}"] = {"n": len(texts), "words": sum(words), "words_or_model": sum(both),
-                                     "served": sum(served)}
+                      for w, p in zip(fired, map(understanding.predict, texts), strict=True)]
+            out[f"{part}/{lang}"] = {"n": len(texts), "words": sum(words),
+                                     "ngrams": sum(map(ngrams.is_stop, texts)) if ngrams else 0, "reflex": sum(fired),
+                                     "words_or_model": sum(both), "served": sum(served)}
     return out
 
 
@@ -87,13 +95,14 @@ def model_answer(assistant, text: str) -> dict:
     return {"text": text, "intent": r.intent, "slots": r.slots, "response": r.text, "confidence": r.confidence}
 
 
-def node_rules(assistant):
+def node_rules(assistant, model_dir: str | Path | None = None, ngram_threshold: float = 0.0):
     """Return a function answering a text as globalgen_node does: reflex, model, answer checks."""
     from globalgen_ros.serving.checks import check_answer
     from globalgen_ros.serving.reflex import StopReflex
+    from globalgen_ros.serving.stop_ngrams import load_for
     from globalgen_ros.watchdog.supervisor import EDGE, OK, Outcome
 
-    reflex = StopReflex()
+    reflex = StopReflex(ngrams=load_for(model_dir, ngram_threshold))
 
     def answer(text: str) -> dict:
         if reflex.matches(text):
@@ -122,9 +131,9 @@ def run(args) -> int:
 
     if args.stop_list:
         report = stop_list_report(args.cases, default_model_dir(args.model_dir), args.stop_threshold,
-                                  args.stop_min_confidence)
-        rows = [f"{k:<16} n {r['n']:>4}  words {r['words']:>4}  + model path {r['words_or_model']:>4}  "
-                f"served {r['served']:>4}" for k, r in report.items()]
+                                  args.stop_min_confidence, args.ngram_threshold)
+        rows = [f"{k:<16} n {r['n']:>4}  words {r['words']:>4}  n-grams {r['ngrams']:>4}  reflex {r['reflex']:>4}  "
+                f"+ model path {r['words_or_model']:>4}  served {r['served']:>4}" for k, r in report.items()]
         print(json.dumps(report) if args.json else "\n".join(rows))
         return 0
     try:
@@ -137,7 +146,8 @@ def run(args) -> int:
         print(f"globalgen eval: {e}", file=sys.stderr)
         return 2
     predictions = []
-    answer = (lambda text: model_answer(assistant, text)) if args.model_only else node_rules(assistant)
+    answer = (lambda text: model_answer(assistant, text)) if args.model_only else node_rules(
+        assistant, args.model_dir, args.ngram_threshold)
     if not args.model_only:
         cases = [node_expectation(case, assistant.schema) for case in cases]
     for case in progress(cases, quiet=args.json):

@@ -7,8 +7,10 @@ import importlib
 import sys
 
 # Subcommands in help order; modules import heavy dependencies (torch, rclpy) only inside run().
-COMMANDS = ("ask", "eval", "train", "understand", "export", "import", "heads", "bench", "record", "replay", "demo")
-MODULES = {"import": "import_model"}  # a command whose module is not named like it (`import` is a keyword)
+COMMANDS = ("ask", "eval", "train", "understand", "stop-ngrams", "export", "import", "heads", "bench", "record",
+            "replay", "demo")
+# a command whose module is not named like it (`import` is a keyword, `stop-ngrams` has a hyphen)
+MODULES = {"import": "import_model", "stop-ngrams": "stop_ngrams"}
 
 
 def module_name(command: str) -> str:

@@ -26,6 +26,7 @@ from globalgen_ros.msg import Transcript
 from globalgen_ros.ros import params, qos, startup
 from globalgen_ros.ros.responder import Responder
 from globalgen_ros.serving.reflex import StopReflex, load_words, with_names
+from globalgen_ros.serving.stop_ngrams import StopNgramsError, load_for
 from globalgen_ros.serving.worker import Utterance
 from globalgen_ros.watchdog.language import detect_language
 
@@ -37,12 +38,22 @@ class GlobalgenNode(LifecycleNode):
         super().__init__("globalgen_node", **kwargs)
         self.p = params.declare(self)
         self.add_post_set_parameters_callback(self._on_params_set)
-        self.reflex = StopReflex(with_names(load_words(self.p["reflex.words_path"] or None), self.p["reflex.names"]))
+        self.reflex = StopReflex(with_names(load_words(self.p["reflex.words_path"] or None), self.p["reflex.names"]),
+                                 ngrams=self._stop_ngrams())
         self.responder: Responder | None = None
         self._input_group = MutuallyExclusiveCallbackGroup()  # transcripts: cheap work only
         self._timer_group = MutuallyExclusiveCallbackGroup()  # diagnostics
         self._subscriptions_active: list = []
         self._timer = None
+
+    def _stop_ngrams(self):
+        """Load the n-gram stop model of model_dir at reflex.ngram_threshold; None (word lists only) if it is off or
+        unreadable, which is logged as an error with the fix."""
+        try:
+            return load_for(self.p["model_dir"] or None, self.p["reflex.ngram_threshold"])
+        except StopNgramsError as exc:
+            self.get_logger().error(f"{exc}; the stop reflex runs on its word lists only")
+            return None
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         """Load the schema and the model, warm it up, create publishers and the cloud client."""
@@ -180,6 +191,8 @@ class GlobalgenNode(LifecycleNode):
             self.p[param.name] = param.value
         if any(param.name in ("reflex.words_path", "reflex.names") for param in changed):
             self.reflex.configure(with_names(load_words(self.p["reflex.words_path"] or None), self.p["reflex.names"]))
+        if any(param.name == "reflex.ngram_threshold" for param in changed):
+            self.reflex.ngrams = self._stop_ngrams()
         if self.responder is not None:
             self.responder.reconfigure()
 

@@ -13,6 +13,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from globalgen_ros.serving.reflex import ReflexWordsError, load_words
+from globalgen_ros.serving.stop_ngrams import DEFAULT_THRESHOLD
 from globalgen_ros.watchdog.cloud import parse_base_url
 
 STRATEGIES = ("ar", "parallel", "confident")
@@ -94,6 +95,10 @@ SPECS = [
          "this confidence (0.9 measured) fire the reflex too (warnings without a stop word), checked on a thread of "
          "their own; on a 2-core CPU it slows word-list stops said right after a request by ~1-3 ms; 0 = word "
          "lists only", (0.0, 1.0)),
+    Spec("reflex.ngram_threshold", DEFAULT_THRESHOLD, "transcripts that the n-gram stop model "
+         "(model_dir/reflex/stop_ngrams.npz, learnt from the spent blind stop lists) reads as stop with at least "
+         "this probability fire the reflex too, on the callback thread (a fraction of a millisecond); 0 = off",
+         (0.0, 1.0)),
     Spec("reflex.on_partial", True, "also fire the stop reflex on partial transcripts (earlier, may be spurious)"),
     Spec("reflex.cancel_pending", True, "a stop cancels the decode in flight and rejects requests received "
          "before it, so no motion intent is published after a stop"),

@@ -153,10 +153,11 @@ def _index(phrases: list[str]) -> dict[str, list[tuple[str, ...]]]:
 class StopReflex:
     """Match utterances against the stop word lists; remember which utterances already fired."""
 
-    def __init__(self, words: dict[str, list[str]] | None = None, remember: int = 256):
+    def __init__(self, words: dict[str, list[str]] | None = None, remember: int = 256, ngrams=None):
         self._lock = threading.Lock()
         self._fired: OrderedDict[str, None] = OrderedDict()
         self._remember = remember
+        self.ngrams = ngrams  # serving.stop_ngrams.StopNgrams, or None: the word lists alone
         self.configure(words if words is not None else load_words())
 
     def configure(self, words: dict[str, list[str]]) -> None:
@@ -167,7 +168,11 @@ class StopReflex:
                                           for ch in _T2S.convert(p) if _is_cjk(ch)}))
 
     def matches(self, text: str) -> bool:
-        """Return True if the utterance is a stop command (see the module docstring)."""
+        """Return True if the word lists or the n-gram stop model (when there is one) read a stop command."""
+        return self.words_match(text) or (self.ngrams is not None and self.ngrams.is_stop(text))
+
+    def words_match(self, text: str) -> bool:
+        """Return True if the word lists read a stop command (see the module docstring)."""
         if len(text) > MAX_REFLEX_CHARS:
             return self._last_clause_stops(text)
         u = self._destutter(units(text))
@@ -210,7 +215,7 @@ class StopReflex:
         if not text.rstrip().endswith(("!", "！")):
             return False
         clause = re.split(r"[,.;:!?，。；：！？]\s*", text.rstrip().rstrip("!！"))[-1].strip()
-        return 0 < len(clause) <= MAX_LAST_CLAUSE_CHARS and self.matches(clause + "!")
+        return 0 < len(clause) <= MAX_LAST_CLAUSE_CHARS and self.words_match(clause + "!")
 
     def _rebukes(self, u: list[Unit]) -> bool:
         """Return True for an exclaimed question whose stop phrase (or a `rebuke` word: "stopping") ends a sentence:

@@ -1,0 +1,46 @@
+"""`globalgen stop-ngrams`: train the n-gram stop model of the reflex (serving/stop_ngrams.py) and write it.
+
+Learns from the spent blind stop lists (urgent lines are stops, near misses are not) and, as stops or not by their
+intent, from the corpus's training turns, the decline data and the supplements (understanding/train_stop_ngrams.py:
+logistic regression over hashed n-grams, numpy, about half a minute on 2 cores). The corpus is built first
+(corpus/build.py, 10,000 dialogues: the first third of `globalgen understand`'s) unless --corpus names a built
+one. Lists not named stay blind: measure the reflex on them with `globalgen eval LIST.json --stop-list`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+# Spent lists: every list the word lists have been tuned on. Lists 18 and later are the model's fresh test.
+LISTS = ("reflex_stops.json", *(f"reflex_stops_{i}.json" for i in range(2, 18)))
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Register `stop-ngrams` and its options."""
+    p = subparsers.add_parser("stop-ngrams", help="train the reflex's n-gram stop model",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="models/default/reflex/stop_ngrams.npz")
+    p.add_argument("--corpus", help="a built corpus directory (train.jsonl); default: build one")
+    p.add_argument("--lists", nargs="+", default=list(LISTS), help="stop lists under eval/blind to learn from")
+    p.add_argument("--epochs", type=int, default=6)
+    p.add_argument("--seed", type=int, default=0)
+    return p
+
+
+def run(args) -> int:
+    from globalgen_ros.corpus import build
+    from globalgen_ros.understanding.train_stop_ngrams import save, train
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(args.corpus) if args.corpus else Path(tmp) / "corpus"
+        if not args.corpus:
+            build.main(["--out", str(corpus), "--train", "10000"])
+        model = train(list(args.lists), corpus, epochs=args.epochs, seed=args.seed)
+    save(model, Path(args.out))
+    print(f"globalgen stop-ngrams: {model['n']} lines ({model['stops']} stops) from {len(model['lists'])} stop "
+          f"lists and the understanding data -> {args.out} ({time.perf_counter() - t0:.0f} s)")
+    return 0
