@@ -102,3 +102,27 @@ def test_the_default_threshold_is_the_same_in_the_node_the_eval_and_the_paramete
     eval_args = eval_parser(sub).parse_args(["cases.jsonl"])
     assert spec.default == eval_args.ngram_threshold == DEFAULT_THRESHOLD
     assert f"ngram_threshold: {DEFAULT_THRESHOLD}" in (ROOT / "config" / "globalgen.yaml").read_text(encoding="utf-8")
+
+
+def test_a_retrained_model_is_entered_in_the_manifest_of_its_model_directory(tmp_path):
+    from globalgen_ros.cli.stop_ngrams import record_in_manifest
+    from globalgen_ros.runtime.artifacts import sha256_file
+    from globalgen_ros.understanding.train_stop_ngrams import save
+
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": 1, "files": {}}), encoding="utf-8")
+    model = {"weights": np.zeros(16, np.float16), "bias": -3.0, "lists": ["reflex_stops.json"], "n": 2, "stops": 1}
+    save(model, tmp_path / "elsewhere.npz")
+    record_in_manifest(tmp_path / "elsewhere.npz", model)
+    assert json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))["files"] == {}
+    save(model, tmp_path / FILE)
+    record_in_manifest(tmp_path / FILE, model)
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["files"][FILE.as_posix()]["sha256"] == sha256_file(tmp_path / FILE)
+    assert manifest["reflex"]["stop_ngrams"]["lists"] == ["reflex_stops.json"]
+    assert load_for(tmp_path, 0.5).probability("stop") == pytest.approx(1 / (1 + np.exp(3.0)))
+
+
+def test_the_shipped_weights_match_the_manifest():
+    from globalgen_ros.runtime.artifacts import load_artifacts
+
+    assert FILE.as_posix() in load_artifacts(ROOT / "models" / "default").optional

@@ -10,6 +10,7 @@ one. Lists not named stay blind: measure the reflex on them with `globalgen eval
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -41,6 +42,24 @@ def run(args) -> int:
             build.main(["--out", str(corpus), "--train", "10000"])
         model = train(list(args.lists), corpus, epochs=args.epochs, seed=args.seed)
     save(model, Path(args.out))
+    record_in_manifest(Path(args.out), model)
     print(f"globalgen stop-ngrams: {model['n']} lines ({model['stops']} stops) from {len(model['lists'])} stop "
           f"lists and the understanding data -> {args.out} ({time.perf_counter() - t0:.0f} s)")
     return 0
+
+
+def record_in_manifest(out: Path, model: dict) -> None:
+    """Enter the weights (sha256, size) and what they learnt from in the manifest of the model directory they sit in
+    (`<dir>/reflex/stop_ngrams.npz`), so that loading the directory verifies them; elsewhere, do nothing."""
+    from globalgen_ros.runtime.artifacts import sha256_file
+    from globalgen_ros.serving.stop_ngrams import FILE
+
+    root = out.resolve().parents[1]
+    manifest_path = root / "manifest.json"
+    if out.resolve() != (root / FILE).resolve() or not manifest_path.is_file():
+        return
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["files"][FILE.as_posix()] = {"sha256": sha256_file(out), "size": out.stat().st_size}
+    manifest.setdefault("reflex", {})["stop_ngrams"] = {"command": "globalgen stop-ngrams", "lists": model["lists"],
+                                                        "lines": model["n"], "stops": model["stops"]}
+    manifest_path.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
