@@ -6,7 +6,8 @@ wall", "马上停车，前面有人摔倒了") or goes on with a reason: an Engl
 dragging my leg") or, after a `halt` phrase (停车, 停下, 刹车 …: a stop whatever follows), any Chinese clause that does
 not turn it into something else (`not_after`: 停车了再说, 停下去吃饭) and is not a question. "stop the music",
 "导航到停车场" and "停车位还有吗" go to the model as usual. The lists are in config/reflex.yaml; Chinese phrases
-match on jieba word boundaries only (停车场 is not 停车 + 场).
+match on jieba word boundaries only (停车场 is not 停车 + 场). `matches` also asks the n-gram stop model
+(serving/stop_ngrams.py) when one is given: it learnt from data what these rules were written from.
 """
 
 from __future__ import annotations
