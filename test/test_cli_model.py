@@ -132,11 +132,11 @@ def test_eval_stop_list_counts_word_list_and_model_stops(tmp_path, capsys):
                                  "near_miss": {"en": ["stop the music"], "zh": ["停车场在哪"]}}, ensure_ascii=False))
     assert main(["eval", str(lists), "--stop-list", "--json", "--model-dir", str(DEFAULT_MODEL)]) == 0
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert report["urgent/en"] == {"n": 2, "words": 2, "words_or_model": 2, "served": 2}
+    assert report["urgent/en"] == {"n": 2, "words": 2, "ngrams": 2, "reflex": 2, "words_or_model": 2, "served": 2}
     assert report["urgent/zh"]["words"] == 1
-    assert report["near_miss/en"]["words"] == 0 and report["near_miss/zh"]["words"] == 0
-    assert all(r["words"] <= r["words_or_model"] <= r["n"] and r["words"] <= r["served"] <= r["n"]
-               for r in report.values())
+    assert report["near_miss/en"]["reflex"] == 0 and report["near_miss/zh"]["reflex"] == 0
+    assert all(max(r["words"], r["ngrams"]) <= r["reflex"] <= r["words_or_model"] <= r["n"]
+               and r["reflex"] <= r["served"] <= r["n"] for r in report.values())
 
 
 def test_understand_refuses_a_ship_folder_that_is_no_model_directory_before_training(tmp_path, capsys):

@@ -10,6 +10,7 @@ the node parameter reflex.ngram_threshold (0 turns it off); a missing or corrupt
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 import zlib
@@ -74,7 +75,7 @@ class StopNgrams:
     def probability(self, text: str) -> float:
         """Return P(stop | text) under the model."""
         z = float(self.weights[features(text, self.weights.size)].sum()) + self.bias
-        return 1.0 / (1.0 + np.exp(-z))
+        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
 
     def is_stop(self, text: str) -> bool:
         """Return True if the model's probability reaches the threshold (never for blank or long text)."""
