@@ -77,8 +77,8 @@ def units(text: str) -> list[Unit]:
     out: list[Unit] = []
     for m in _UNIT.finditer(text):
         if m.group("cjk"):
-            if out and _is_cjk(out[-1].text) and text[m.start() - 1].isspace():
-                out[-1].pause = True  # "停住 别走了": a space between Chinese words is a pause
+            if out and text[m.start() - 1].isspace():
+                out[-1].pause = True  # "停住 别走了", "stop stop 机械臂停": a space before Chinese words is a pause
             for word in jieba.lcut(m.group("cjk"), HMM=False):
                 out.extend(Unit(ch, k == len(word) - 1) for k, ch in enumerate(word))
         elif m.group("word"):
