@@ -56,7 +56,7 @@ def test_the_shipped_model_never_saw_the_fresh_stop_lists():
         info = json.loads(str(z["info"]))
     assert info["lists"] == list(LISTS)
     fresh = {p.name for p in BLIND.glob("reflex_stops*.json")} - set(LISTS)
-    assert "reflex_stops_18.json" in fresh
+    assert "reflex_stops_19.json" in fresh
 
 
 def blind_set_lines() -> list[dict]:
@@ -66,13 +66,13 @@ def blind_set_lines() -> list[dict]:
 
 def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     """The sets were never trained on (the supplements are checked against them). Measured 2026-12-05 (session 22)
-    at the default threshold: 4 false stops over 8,419 lines that are no stop (the word lists: 17), 507 of the 509
-    stops found."""
+    at the default threshold, weights learnt from lists 1-18: 1 false stop over 8,419 lines that are no stop (a
+    narrated 快停车; the word lists: 17), 507 of the 509 stops found (lists 1-17: 4 false stops, 507)."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]
     found = sum(f for r, f in zip(rows, fired, strict=True) if r["intent"] == "stop")
-    assert len(false) <= 4, false
+    assert len(false) <= 1, false
     assert found >= 507
 
 
