@@ -264,6 +264,9 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # stops; with the n-gram model 98 ; 136. It taught French, Polish, Romanian, Portuguese and Welsh halts, Shaanxi 嫑,
 # site machines (telehandler, dumper, 塔吊), a space before Chinese as a pause ("stop stop 机械臂停"), drills (演练)
 # and caring 别动 (给你擦) as no stop.
+# List 19's first run (session 22, after list 18 was learnt): en 92/116 (79.3 %), zh 120/141 (85.1 %), 1 / 9 false
+# stops; with the n-gram model 112 ; 131. It taught Swahili and Hindi halts (simama, hapana, abhi ruko), machine names
+# as leads (luggage bot, 收割机, 面包车), text-speak fillers (rn, pls), and pets and children told to stop as no stop.
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -275,14 +278,15 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_14.json": {"en": 0.96, "zh": 0.92},
                 "reflex_stops_15.json": {"en": 0.96, "zh": 0.97},
                 "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}, "reflex_stops_17.json": {"en": 0.93, "zh": 0.94},
-                "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}}
+                "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}, "reflex_stops_19.json": {"en": 0.95, "zh": 0.95}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
 # inside a reading), "I can do a skid stop on my scooter!", "住手吧 别再买衣服了" (to a person).
-BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 3},
+BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 2},
                      "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2},
-                     "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1}}
+                     "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
+                     "reflex_stops_19.json": {"en": 1, "zh": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
