@@ -71,9 +71,14 @@ class Unit:
     pause: bool = False  # punctuation follows
 
 
+def normalise(text: str) -> str:
+    """Fold width, case, typographic apostrophes and traditional characters (停車 is 停车)."""
+    return _T2S.convert(unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'"))
+
+
 def units(text: str) -> list[Unit]:
     """Split normalised text into words and CJK characters with word boundaries and pauses."""
-    text = _T2S.convert(unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'"))
+    text = normalise(text)
     out: list[Unit] = []
     for m in _UNIT.finditer(text):
         if m.group("cjk"):

@@ -12,27 +12,21 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 import zlib
 from pathlib import Path
 
 import numpy as np
-import opencc
+
+from globalgen_ros.serving.reflex import normalise  # the word lists' folding
 
 FILE = Path("reflex") / "stop_ngrams.npz"  # inside a model directory
 DEFAULT_THRESHOLD = 0.9  # reflex.ngram_threshold: chosen by leaving one blind stop list out at a time (docs/node.md)
 MAX_NGRAM_CHARS = 200  # a stop is short; longer text is the language model's
-_T2S = opencc.OpenCC("t2s")
 _WORD = re.compile(r"[a-z0-9']+|[^\sa-z0-9']")
 
 
 class StopNgramsError(ValueError):
     """The n-gram stop model is missing or unreadable; the message names the file."""
-
-
-def normalise(text: str) -> str:
-    """Fold width, case, apostrophes and traditional characters, as the word lists do."""
-    return _T2S.convert(unicodedata.normalize("NFKC", text).casefold().replace("\u2019", "'"))
 
 
 def _hash(key: str, dim: int) -> int:

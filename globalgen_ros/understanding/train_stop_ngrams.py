@@ -14,28 +14,17 @@ import numpy as np
 
 from globalgen_ros.serving.stop_ngrams import features
 from globalgen_ros.understanding.data import (
-    BLIND,
     Example,
     corpus_examples,
     decline_examples,
     decline_families,
     held_out_families,
     near_miss_examples,
+    stop_list_examples,
     supplement_examples,
 )
 
 DIM = 1 << 20
-
-
-def stop_list_lines(names: list[str], root: Path = BLIND) -> dict[str, int]:
-    """Return {text: 1 for urgent, 0 for near miss} over the named stop lists."""
-    out: dict[str, int] = {}
-    for name in names:
-        d = json.loads((root / name).read_text(encoding="utf-8"))
-        for part, label in (("urgent", 1), ("near_miss", 0)):
-            for texts in d[part].values():
-                out.update({t: label for t in texts})
-    return out
 
 
 def training_lines(lists: list[str], corpus: Path | None) -> dict[str, int]:
@@ -46,7 +35,7 @@ def training_lines(lists: list[str], corpus: Path | None) -> dict[str, int]:
     examples += decline_examples(fams, [f for f in fams if f not in held]) + near_miss_examples()
     examples += supplement_examples()
     lines = {e.text: int(e.intent == "stop") for e in examples}
-    lines.update(stop_list_lines(lists))
+    lines.update({e.text: int(e.intent == "stop") for e in stop_list_examples(names=tuple(lists))})
     return lines
 
 
