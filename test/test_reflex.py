@@ -267,6 +267,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 19's first run (session 22, after list 18 was learnt): en 92/116 (79.3 %), zh 120/141 (85.1 %), 1 / 9 false
 # stops; with the n-gram model 112 ; 131. It taught Swahili and Hindi halts (simama, hapana, abhi ruko), machine names
 # as leads (luggage bot, 收割机, 面包车), text-speak fillers (rn, pls), and pets and children told to stop as no stop.
+# List 20's first run (session 23, after list 19 was learnt; n-grams learnt lists 1-19): words en 94/113 (83.2 %), zh
+# 110/135 (81.5 %), 2 / 2 false stops; with the n-gram model 108 ; 130, false 2 ; 2. It taught English machine nouns
+# as the address ("sidewalk robot stop"; "can the car stop itself" asks), farm machines (picker, hitch), "stop dead",
+# negated auxiliaries before a stop as no stop ("the deer wouldn't stop eating"), 马上 / 立刻 as leads, Cantonese 停低,
+# site and campus vehicles (小巴, 三轮, 吊车, 接驳车) and a chat's 打住 (别再给我推荐…) as no stop.
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -278,7 +283,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_14.json": {"en": 0.96, "zh": 0.92},
                 "reflex_stops_15.json": {"en": 0.96, "zh": 0.97},
                 "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}, "reflex_stops_17.json": {"en": 0.93, "zh": 0.94},
-                "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}, "reflex_stops_19.json": {"en": 0.95, "zh": 0.95}}
+                "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}, "reflex_stops_19.json": {"en": 0.95, "zh": 0.95},
+                "reflex_stops_20.json": {"en": 0.96, "zh": 0.88}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -286,7 +292,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
 BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 2},
                      "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2},
                      "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
-                     "reflex_stops_19.json": {"en": 1, "zh": 1}}
+                     "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
@@ -319,6 +325,13 @@ def test_a_stop_run_said_of_something_else_stays_ruled_out(text, fires):
 @pytest.mark.parametrize("text, fires", [("快听车前面有人", True), ("快婷车啊 小孩跑出来了", True),
                                          ("快听歌前面有人唱", False), ("小乐停 地上有水要滑过去了", True)])
 def test_a_misheard_halt_before_a_hazard_and_a_name_before_a_paused_stop(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
+@pytest.mark.parametrize("text, fires", [("sidewalk robot stop", True), ("big red tractor halt", True),
+                                         ("the bus stop", False), ("Can the car stop itself in an emergency?", False),
+                                         ("the robot stop button is sticky", False)])
+def test_an_english_machine_noun_may_be_the_address_before_a_stop(text, fires):
     assert REFLEX.matches(text) == fires
 
 

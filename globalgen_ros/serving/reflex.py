@@ -47,6 +47,7 @@ _ARTICLES = frozenset("the a an".split())  # a cut-off last article: "stop the c
 _COPULAS = frozenset("is are was were isn't aren't wasn't has have got keeps".split())
 _WH = frozenset("what's whats who's where's how's when's why's".split())
 _DEMONSTRATIVES = frozenset("这那辆台的")  # "这辆车刹车很灵" describes a machine, says nothing to it
+_AUXILIARIES = frozenset("can could will would does do did should shall may might must is are".split())
 _FIRST_PERSON = frozenset("i i'm im i'll we we're we'll let's".split())  # "i'm gonna hit the gym" is no warning
 
 
@@ -475,9 +476,18 @@ class StopReflex:
         return 1 if self._match(u, 1, "stop") or self._match(u, 1, "halt") else 0
 
     def _machine_address(self, u: list[Unit], i: int) -> int:
-        """Return the end of a `machine` noun with at most three Chinese characters before it, said to the machine
-        (送药机器人, 坏机器人, 机器), when a stop phrase or a lead word follows it and nothing is asked, else 0."""
-        if i >= len(u) or not _is_cjk(u[i].text) or self._asks(u, 0):  # "怎么让机器人停下来" asks
+        """Return the end of a `machine` noun with at most three Chinese characters or two English words before it,
+        said to the machine (送药机器人, 坏机器人, "sidewalk robot"), when a stop phrase (in Chinese also a lead word)
+        follows it and nothing is asked, else 0."""
+        if i >= len(u) or self._asks(u, 0):  # "怎么让机器人停下来" asks
+            return 0
+        if not _is_cjk(u[i].text) and u[i].text not in _AUXILIARIES:  # "sidewalk robot stop"; "can the car stop"
+            for k in range(i, min(i + 3, len(u))):
+                for j in self._match(u, k, "machine"):
+                    said_to = all(x.text.isalpha() and not x.pause for x in u[i:j - 1])  # "bus stop" is a place
+                    if said_to and not self._match(u, j - 1, "not_before") and (
+                            self._match(u, j, "stop") or self._match(u, j, "halt")):
+                        return j
             return 0
         for k in range(i, min(i + 4, len(u))):  # at most three characters before the noun: 送药机器人, 高尔夫车
             for j in self._match(u, k, "machine"):
