@@ -272,6 +272,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # as the address ("sidewalk robot stop"; "can the car stop itself" asks), farm machines (picker, hitch), "stop dead",
 # negated auxiliaries before a stop as no stop ("the deer wouldn't stop eating"), 马上 / 立刻 as leads, Cantonese 停低,
 # site and campus vehicles (小巴, 三轮, 吊车, 接驳车) and a chat's 打住 (别再给我推荐…) as no stop.
+# List 21's first run (session 23, after list 20 was learnt; n-grams learnt lists 1-20): words en 81/98 (82.7 %), zh
+# 100/129 (77.5 %), 1 / 1 false stops; with the n-gram model **96 (98.0 %) ; 127 (98.4 %)**, false 1 ; 1. It taught
+# rail and port machines (carrier, locomotive, rig), motion verbs after stop as no habit ("stop rolling"), 原地不动,
+# care-home machines (护理床, 外骨骼, 摆渡车), "is stuck" only with a place ("the window is stuck" is a remark), and
+# that jieba must not learn 站到 (车站到医院 read 车 / 站到).
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -284,7 +289,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_15.json": {"en": 0.96, "zh": 0.97},
                 "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}, "reflex_stops_17.json": {"en": 0.93, "zh": 0.94},
                 "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}, "reflex_stops_19.json": {"en": 0.95, "zh": 0.95},
-                "reflex_stops_20.json": {"en": 0.96, "zh": 0.88}}
+                "reflex_stops_20.json": {"en": 0.96, "zh": 0.88}, "reflex_stops_21.json": {"en": 0.94, "zh": 0.86}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -332,6 +337,13 @@ def test_a_misheard_halt_before_a_hazard_and_a_name_before_a_paused_stop(text, f
                                          ("the bus stop", False), ("Can the car stop itself in an emergency?", False),
                                          ("the robot stop button is sticky", False)])
 def test_an_english_machine_noun_may_be_the_address_before_a_stop(text, fires):
+    assert REFLEX.matches(text) == fires
+
+
+@pytest.mark.parametrize("text, fires", [("the window is stuck", False), ("the song is stuck in my head", False),
+                                         ("my bag is stuck in the door", True), ("车站到医院有多远", False),
+                                         ("stop rolling", True)])
+def test_stuck_needs_a_place_and_a_station_is_no_stop(text, fires):
     assert REFLEX.matches(text) == fires
 
 
