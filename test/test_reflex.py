@@ -277,6 +277,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # rail and port machines (carrier, locomotive, rig), motion verbs after stop as no habit ("stop rolling"), 原地不动,
 # care-home machines (护理床, 外骨骼, 摆渡车), "is stuck" only with a place ("the window is stuck" is a remark), and
 # that jieba must not learn 站到 (车站到医院 read 车 / 站到).
+# List 22's first run (session 23, after list 21 was learnt; n-grams learnt lists 1-21): words en 77/101 (76.2 %), zh
+# 109/131 (83.2 %), 2 / 0 false stops; with the n-gram model 94 (93.1 %) ; 126 (96.2 %), false 2 ; 1. It taught
+# resort and airport machines (snowcat, groomer, tug, coach), hazards of the road (black ice, rockfall), "brake" as a
+# modifier (brake check, brake pads) and "stop navigation" as no stop, 慢着 as a lead (慢着 这道题… is no stop), and
+# "the one that delivers" as the address (送餐的, 泊车的).
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -289,7 +294,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_15.json": {"en": 0.96, "zh": 0.97},
                 "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}, "reflex_stops_17.json": {"en": 0.93, "zh": 0.94},
                 "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}, "reflex_stops_19.json": {"en": 0.95, "zh": 0.95},
-                "reflex_stops_20.json": {"en": 0.96, "zh": 0.88}, "reflex_stops_21.json": {"en": 0.94, "zh": 0.86}}
+                "reflex_stops_20.json": {"en": 0.96, "zh": 0.88}, "reflex_stops_21.json": {"en": 0.94, "zh": 0.86},
+                "reflex_stops_22.json": {"en": 0.93, "zh": 0.90}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
