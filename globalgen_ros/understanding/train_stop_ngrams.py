@@ -1,8 +1,9 @@
 """Train the n-gram stop model (serving/stop_ngrams.py): logistic regression over hashed n-grams, Adam, numpy only.
 
 Data: the spent blind stop lists (urgent lines = stop, near misses = not stop), and as stops or not, by their label,
-the corpus's training turns, the decline families not held out, the near-miss pairs and the supplements. Lines that
-occur with both labels keep the stop lists' label. Nothing of a list not named in --lists is read.
+the corpus's training turns, the decline families not held out, the near-miss pairs and every supplement file (also
+those the understanding model has not been trained on yet). Lines that occur with both labels keep the stop lists'
+label. Nothing of a list not named in --lists is read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import numpy as np
 
 from globalgen_ros.serving.stop_ngrams import features
 from globalgen_ros.understanding.data import (
+    NOT_YET_TRAINED,
+    SUPPLEMENTS,
     Example,
     corpus_examples,
     decline_examples,
@@ -33,7 +36,7 @@ def training_lines(lists: list[str], corpus: Path | None) -> dict[str, int]:
     held = held_out_families(part_a)
     examples: list[Example] = corpus_examples(corpus / "train.jsonl") if corpus else []
     examples += decline_examples(fams, [f for f in fams if f not in held]) + near_miss_examples()
-    examples += supplement_examples()
+    examples += supplement_examples(SUPPLEMENTS + NOT_YET_TRAINED)  # every written supplement, trained or not
     lines = {e.text: int(e.intent == "stop") for e in examples}
     lines.update({e.text: int(e.intent == "stop") for e in stop_list_examples(names=tuple(lists))})
     return lines
