@@ -283,6 +283,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # modifier (brake check, brake pads) and "stop navigation" as no stop, 慢着 as a lead (慢着 这道题… is no stop), and
 # "the one that delivers" as the address (送餐的, 泊车的). (Lists 20-22 are counted without 9 lines equal to
 # supplement lines, removed after their first runs: 8 bare urgent phrases every path caught, 1 near miss none did.)
+# List 23's first run (session 23, after list 22 was learnt; n-grams still of lists 1-21): words en 79/94 (84.0 %), zh
+# 95/124 (76.6 %), 0 / 2 false stops; with the n-gram model 91 (96.8 %) ; 116 (93.5 %), false 2 ; 2. It taught film-set
+# and park machines (dolly, kart, 小火车, 船, 滑板车), 停船, water and road hazards (落水, 蛇, 横穿), and 急停开关 (the
+# switch) as no stop; 冻结 and 立即制动 stay out of the lists, where their characters would stop 别冻别冻 / 及停 from
+# being heard as 别动 / 急停.
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -296,7 +301,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}, "reflex_stops_17.json": {"en": 0.93, "zh": 0.94},
                 "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}, "reflex_stops_19.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_20.json": {"en": 0.96, "zh": 0.88}, "reflex_stops_21.json": {"en": 0.94, "zh": 0.86},
-                "reflex_stops_22.json": {"en": 0.93, "zh": 0.90}}
+                "reflex_stops_22.json": {"en": 0.93, "zh": 0.90}, "reflex_stops_23.json": {"en": 0.94, "zh": 0.88}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -304,7 +309,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
 BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 2},
                      "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2},
                      "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
-                     "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1}}
+                     "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1},
+                     "reflex_stops_23.json": {"zh": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
