@@ -484,8 +484,8 @@ class StopReflex:
         if not _is_cjk(u[i].text) and u[i].text not in _AUXILIARIES:  # "sidewalk robot stop"; "can the car stop"
             for k in range(i, min(i + 3, len(u))):
                 for j in self._match(u, k, "machine"):
-                    said_to = all(x.text.isalpha() and not x.pause for x in u[i:j - 1])  # "bus stop" is a place
-                    if said_to and not self._match(u, j - 1, "not_before") and (
+                    said_to = all(x.text.isalpha() and not x.pause for x in u[i:j - 1])
+                    if said_to and not self._match(u, j - 1, "not_before") and (  # "the bus stop" is a place
                             self._match(u, j, "stop") or self._match(u, j, "halt")):
                         return j
             return 0
