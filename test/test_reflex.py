@@ -288,6 +288,12 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # and park machines (dolly, kart, 小火车, 船, 滑板车), 停船, water and road hazards (落水, 蛇, 横穿), and 急停开关 (the
 # switch) as no stop; 冻结 and 立即制动 stay out of the lists, where their characters would stop 别冻别冻 / 及停 from
 # being heard as 别动 / 急停.
+# List 24's first run (session 24, after list 23 was learnt; n-grams still of lists 1-21): words en 78/95 (82.1 %), zh
+# 82/109 (75.2 %), 0 / 1 false stops; with the n-gram model 90 (94.7 %) ; 104 (95.4 %), false 0 ; 1. It taught mine,
+# station and park machines (drill, 行李车, 清扫车, 童车, 火车头, a name ending in 号: 小象号), a fleet number after the
+# machine noun as the address ("truck six stop"; "truck stop" stays a place), "hold your position", "brakes on",
+# 原地停止, 制动, and 刹车和… (a noun in a list) as no stop; 你先 / 前面有 / 别扫了 were tried and left out (they made
+# "你先停下手里的活" a stop and taught jieba 扫 words that split 小扫).
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -301,7 +307,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_16.json": {"en": 0.99, "zh": 0.98}, "reflex_stops_17.json": {"en": 0.93, "zh": 0.94},
                 "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}, "reflex_stops_19.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_20.json": {"en": 0.96, "zh": 0.88}, "reflex_stops_21.json": {"en": 0.94, "zh": 0.86},
-                "reflex_stops_22.json": {"en": 0.93, "zh": 0.90}, "reflex_stops_23.json": {"en": 0.94, "zh": 0.88}}
+                "reflex_stops_22.json": {"en": 0.93, "zh": 0.90}, "reflex_stops_23.json": {"en": 0.94, "zh": 0.90},
+                "reflex_stops_24.json": {"en": 0.93, "zh": 0.89}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -348,7 +355,8 @@ def test_a_misheard_halt_before_a_hazard_and_a_name_before_a_paused_stop(text, f
 
 @pytest.mark.parametrize("text, fires", [("sidewalk robot stop", True), ("big red tractor halt", True),
                                          ("the bus stop", False), ("Can the car stop itself in an emergency?", False),
-                                         ("the robot stop button is sticky", False)])
+                                         ("the robot stop button is sticky", False), ("truck six stop", True),
+                                         ("carrier 12 halt", True), ("truck stop", False)])
 def test_an_english_machine_noun_may_be_the_address_before_a_stop(text, fires):
     assert REFLEX.matches(text) == fires
 

@@ -105,6 +105,13 @@ def _quote(mark: str) -> bool:
     return mark in "\"'`" or unicodedata.category(mark) in ("Ps", "Pe", "Pi", "Pf")
 
 
+def _numeral(word: str) -> bool:
+    """Return True for a number said in digits or as one English word ("7", "seven", "twelve")."""
+    from text_to_num import alpha2digit
+
+    return word.isdigit() or (word.isalpha() and alpha2digit(word, "en", threshold=0).isdigit())
+
+
 def _is_cjk(unit: str) -> bool:
     return len(unit) == 1 and is_ideograph(unit)
 
@@ -477,17 +484,19 @@ class StopReflex:
 
     def _machine_address(self, u: list[Unit], i: int) -> int:
         """Return the end of a `machine` noun with at most three Chinese characters or two English words before it,
-        said to the machine (送药机器人, 坏机器人, "sidewalk robot"), when a stop phrase (in Chinese also a lead word)
-        follows it and nothing is asked, else 0."""
+        said to the machine (送药机器人, 坏机器人, "sidewalk robot", "truck six"), when a stop phrase (in Chinese also a
+        lead word) follows it and nothing is asked, else 0."""
         if i >= len(u) or self._asks(u, 0):  # "怎么让机器人停下来" asks
             return 0
         if not _is_cjk(u[i].text) and u[i].text not in _AUXILIARIES:  # "sidewalk robot stop"; "can the car stop"
             for k in range(i, min(i + 3, len(u))):
                 for j in self._match(u, k, "machine"):
                     said_to = all(x.text.isalpha() and not x.pause for x in u[i:j - 1])
-                    if said_to and not self._match(u, j - 1, "not_before") and (  # "the bus stop" is a place
-                            self._match(u, j, "stop") or self._match(u, j, "halt")):
-                        return j
+                    numbered = j < len(u) and not u[j - 1].pause and _numeral(u[j].text)  # "truck six stop"
+                    end = j + 1 if numbered else j
+                    if said_to and (numbered or not self._match(u, j - 1, "not_before")) and (  # "bus stop": a place
+                            self._match(u, end, "stop") or self._match(u, end, "halt")):
+                        return end
             return 0
         for k in range(i, min(i + 4, len(u))):  # at most three characters before the noun: 送药机器人, 高尔夫车
             for j in self._match(u, k, "machine"):
