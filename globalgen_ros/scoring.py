@@ -15,7 +15,7 @@ from globalgen_ros.watchdog.language import detect_language, is_ideograph, langu
 
 PUNCT = " \t.,!?;:。，！？；：、\"'“”‘’"
 MOTION = {"navigate", "robot_move", "robot_go_to", "robot_pick", "robot_place"}
-NUMBER_SLOTS = {"temperature", "distance"}  # the shipped schema's; `run` passes the ones of the schema in use
+NUMBER_SLOTS = {"temperature": "°C", "distance": "m"}  # name -> unit, the shipped schema's; `run` passes its schema's
 TEXT_SLOTS = {"destination", "query", "contact", "location", "object"}  # spans of the words said (enums are not)
 
 
@@ -106,6 +106,12 @@ def _cjk(ch: str) -> bool:
 def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS, text_slots=TEXT_SLOTS) -> dict:
     """Return the trust measures of (case, prediction) pairs (see the module docstring)."""
     from globalgen_ros.grounding.numbers import is_said
+    from globalgen_ros.grounding.units import said_in_unit
+
+    units = number_slots if isinstance(number_slots, dict) else {}
+
+    def said(k: str, v: str, text: str) -> bool:  # in digits or words, or a length converted to the slot's unit
+        return is_said(v, text) or said_in_unit(v, text, units.get(k, ""))
 
     gold_none = [(c, p) for c, p in pairs if c["intent"] == "none"]
     stops = [(c, p) for c, p in pairs if c["intent"] == "stop"]
@@ -115,7 +121,7 @@ def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS, text_slots=
         "motion_where_decline": sum(p["intent"] in MOTION for _, p in gold_none),
         "false_stops": sum(p["intent"] == "stop" for c, p in pairs if c["intent"] != "stop"),
         "stop_recall": round(sum(p["intent"] == "stop" for _, p in stops) / len(stops), 4) if stops else None,
-        "numbers_not_said": sum(not is_said(v, c["text"]) for c, p in pairs for k, v in p["slots"].items()
+        "numbers_not_said": sum(not said(k, v, c["text"]) for c, p in pairs for k, v in p["slots"].items()
                                 if k in number_slots),
         "latin_spans_cut": sum(cuts_a_word(c["text"], v) for c, p in pairs for k, v in p["slots"].items()
                                if k in text_slots and not _cjk(v[:1] or "a")),

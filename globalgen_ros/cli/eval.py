@@ -155,7 +155,7 @@ def run(args) -> int:
             predictions.append(answer(case["text"]))
         except InputError as e:
             predictions.append({"text": case["text"], "intent": "", "slots": {}, "response": "", "error": str(e)})
-    number_slots = {s.name for i in assistant.schema.intents for s in i.slots if s.type == "number"}
+    number_slots = {s.name: s.unit for i in assistant.schema.intents for s in i.slots if s.type == "number"}
     text_slots = {s.name for i in assistant.schema.intents for s in i.slots if s.type == "text"}
     result = score(cases, predictions, number_slots, text_slots)
     if args.predictions:

@@ -3,8 +3,10 @@
 Applied to edge and cloud answers alike. A text slot that cuts a Latin-script word wherever it occurs in the
 utterance (a model copied "Zo" of "Zoë") is widened to the whole words said. A number slot must hold a number the
 utterance says (in digits or in words); when the model wrote another one and the utterance says exactly one number,
-that one is used. A value outside the slot's `min`/`max` is never acted on: the answer becomes `none` with a reply
-that says the range.
+that one is used. A length said in another unit than the slot's is converted ("五十公分" -> distance 0.5 m), and an
+optional number slot the model left empty takes the one length the utterance says ("a hundred metres": 100), so that
+the range check sees what was said (grounding/units.py). A value outside the slot's `min`/`max` is never acted on:
+the answer becomes `none` with a reply that says the range.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
+from globalgen_ros.grounding.units import in_slot_unit, said_in_unit, the_one_said
 from globalgen_ros.grounding.words import whole_words
 from globalgen_ros.watchdog.language import MISSING, NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
 from globalgen_ros.watchdog.supervisor import Outcome
@@ -50,7 +53,14 @@ def ground_numbers(outcome: Outcome, text: str, schema) -> Outcome:
     slots = dict(outcome.slots)
     for slot in schema[outcome.intent].slots:
         value = slots.get(slot.name)
-        if slot.type != "number" or value is None:
+        if slot.type != "number":
+            continue
+        if value is None:
+            found = the_one_said(text, slot.unit) if slot.optional else None
+            if found:  # "go forward a hundred meters" with the distance left untagged
+                slots[slot.name] = found[0]
+                note = f"{slot.name} was left out: {found[1].said} was said"
+                outcome = replace(outcome, notes=[*outcome.notes, note])
             continue
         if is_said(value, text):
             settled = corrected(value, text)  # "17, no, make that 22": the corrected one
@@ -59,6 +69,14 @@ def ground_numbers(outcome: Outcome, text: str, schema) -> Outcome:
                 outcome = replace(outcome, text=outcome.text.replace(value, settled),
                                   notes=[*outcome.notes, f"{slot.name}={value} was corrected by the speaker to "
                                                          f"{settled}"])
+            converted = in_slot_unit(settled, text, slot.unit)
+            if converted:  # "后退五十公分": 50 cm is 0.5 m
+                slots[slot.name] = converted[0]
+                outcome = replace(outcome, text=outcome.text.replace(settled, converted[0]),
+                                  notes=[*outcome.notes, f"{slot.name}={settled} was said in {converted[1].unit}: "
+                                                         f"{converted[0]} {slot.unit}"])
+            continue
+        if said_in_unit(value, text, slot.unit):  # a cloud answer that converted 50厘米 to 0.5 itself
             continue
         said = sorted(set(numbers_said(text)))
         if len(said) == 1:  # the reply repeats the slot verbatim: say the number that was said there too
