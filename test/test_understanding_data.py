@@ -137,3 +137,35 @@ def test_fresh_stop_lists_are_not_trained_on():
     listed = sorted(p.name for p in BLIND.glob("reflex_stops*.json"))
     assert set(STOP_LISTS) < set(listed)  # lists 15 and later stay blind tests of the model
     assert not {"reflex_stops_15.json", "reflex_stops_16.json", "reflex_stops_17.json"} & set(STOP_LISTS)
+
+
+def test_surface_forms_keep_intent_and_slot_words(tok):
+    """Every surface form still tags the slot's words and keeps the intent; none stays none as often as commands
+    change; sound-alike characters never touch a slot or a numeral; questions get no polite frame or tag."""
+    from globalgen_ros.understanding.surface import homophones, surface_form
+
+    exs = [Example("Wind the window down.", "window", {"action": "open"}, "en", "corpus"),
+           Example("Call Renée O'Brien!", "call", {"contact": "Renée O'Brien"}, "en", "corpus"),
+           Example("set it to twenty two degrees", "set_temperature", {"temperature": "22"}, "en", "corpus"),
+           Example("what's the weather like?", "none", {}, "en", "declines"),
+           Example("给周杰伦打电话", "call", {"contact": "周杰伦"}, "zh", "corpus"),
+           Example("把温度调到二十二度", "set_temperature", {"temperature": "22"}, "zh", "corpus"),
+           Example("今天天气怎么样？", "none", {}, "zh", "declines")]
+    sounds = homophones(["周州舟洲粥电店点打大达话画化度渡杜温文闻天田填气汽器"] * 3)
+    rng, kinds = random.Random(0), Counter()
+    for _ in range(60):
+        for ex in exs:
+            form = surface_form(ex, sounds, rng)
+            if form is None:
+                continue
+            kinds[form.source.rsplit("+", 1)[1]] += 1
+            assert form.intent == ex.intent and set(form.slots) == set(ex.slots)
+            assert encode_example(tok, LAYOUT, form, 64, Counter()) is not None, form
+            if "contact" in ex.slots:
+                assert tagged(tok, form).strip().lower() == ex.slots["contact"].lower(), form
+            if form.source.endswith("+sound"):
+                assert "周杰伦" in form.text or "周杰伦" not in ex.text
+                assert "二十二" in form.text or "二十二" not in ex.text
+            if ex.text.endswith(("?", "？")):
+                assert not form.source.endswith(("+polite", "+tag"))
+    assert set(kinds) == {"asr", "filler", "tag", "polite", "sound"}

@@ -2,7 +2,7 @@
 
     globalgen understand --out runs/nlu [--ship models/default] [--layers 12] [--epochs 2] [--init CKPT]
         [--from-shipped NLU_DIR] [--max-len 48] [--lr-enc 5e-5] [--lr-heads 1e-3] [--ctx-pos 0] [--ctx-none 0]
-        [--stop-lists] [--stop-min-confidence 0.97] [--none-share 0.27]
+        [--stop-lists] [--stop-min-confidence 0.97] [--none-share 0.27] [--surface 0]
 
 Steps (each skipped when its output is already there, so a run can be resumed): build the corpus from
 config/intents.yaml and corpus/phrasings/*.yaml (`runs/nlu/corpus`), choose the vocabulary the two languages
@@ -46,6 +46,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--none-share", type=float, default=0.27,
                    help="target share of intent none: picks how often the decline data and supplements repeat "
                         "(understanding/data.py repeat_factor; the default 0.27 gives once)")
+    p.add_argument("--surface", type=float, default=0.0,
+                   help="share of training examples given a surface form: ASR casing, fillers, vocatives, polite "
+                        "frames, sound-alike characters (understanding/surface.py)")
     p.add_argument("--stop-lists", action="store_true",
                    help="also train on the urgent lines and near misses of the tuned-on blind stop lists 1-14 "
                         "(understanding/data.py STOP_LISTS; since v22)")
@@ -93,7 +96,7 @@ def run(args) -> int:
                     str(args.budget_s), "--threads", str(args.threads), "--log-every", "100",
                     "--max-len", str(args.max_len), "--lr-enc", str(args.lr_enc), "--lr-heads", str(args.lr_heads),
                     "--ctx-pos", str(args.ctx_pos), "--ctx-none", str(args.ctx_none),
-                    "--none-share", str(args.none_share),
+                    "--none-share", str(args.none_share), "--surface", str(args.surface),
                     *(["--stop-lists"] if args.stop_lists else []),
                     *(["--init", str(init)] if init else [])])
     if not (export / "nlu.json").is_file():

@@ -42,12 +42,13 @@ def collate(items: list[Encoded], pad_id: int = 1) -> dict[str, torch.Tensor]:
 
 def split_data(
     tok: Tokenizer, layout: Layout, corpus: Path, max_len: int, seed: int, ctx_pos: float = 0.0, ctx_none: float = 0.0,
-    none_share: float = 0.27, stop_lists: bool = False,
+    none_share: float = 0.27, stop_lists: bool = False, surface: float = 0.0,
 ) -> dict:
     """Encode all sources, hold out 5 % of the unique examples for validation, repeat declines/near-misses; with
     ctx_pos / ctx_none > 0, context-wrap that share of the positive / none training examples (data.augment_context)
     and also return val_ctx, every validation example wrapped (seed + 1). With stop_lists, the stop lists' lines
-    are added to training once (never to validation: their near misses have no intent label)."""
+    are added to training once (never to validation: their near misses have no intent label). With surface > 0,
+    that share of the training examples (after context wrapping) is given a surface form (surface.py)."""
     b, drops = build_examples(corpus, seed=seed, target_none=none_share, stop_lists=stop_lists), Counter()
     sources = ("corpus", "declines", "near_misses", "supplements", "stop_lists")
     enc = {s: [encode_example(tok, layout, e, max_len, drops) for e in b[s]] for s in sources}
@@ -63,14 +64,38 @@ def split_data(
         val_ctx, c2 = wrap_encoded(val, b["context_pool"], tok, layout, max_len, seed + 1, 1.0, 1.0)
         val_ctx = [x for x in val_ctx if x.ex.source.endswith("+ctx")]
         ctx_counts["val_ctx"] = {"n": len(val_ctx), **c2}
+    surface_counts: dict = {}
+    if surface > 0:
+        train, surface_counts = surface_encoded(train, tok, layout, max_len, seed, surface)
     counts = {s: {"raw": len(b[s]), "kept": sum(x is not None for x in enc[s])} for s in enc}
     counts["train_after_repeat"] = dict(Counter(x.ex.source for x in train))
     counts["train_none_share"] = sum(x.intent >= 0 and layout.intents[x.intent] == "none" for x in train) / len(train)
     meta = {"counts": counts, "drops": dict(drops), "repeat": b["repeat"], "held_out_families": b["held_out_families"]}
+    if surface_counts:
+        meta["surface"] = surface_counts
     if ctx_counts:
         meta["context_wrap"] = ctx_counts | {"pool": {k: len(v) for k, v in b["context_pool"].items()}}
         return {"train": train, "val": val, "val_ctx": val_ctx, "meta": meta}
     return {"train": train, "val": val, "meta": meta}
+
+
+def surface_encoded(
+    data: list[Encoded], tok: Tokenizer, layout: Layout, max_len: int, seed: int, share: float,
+) -> tuple[list[Encoded], dict]:
+    """surface.surface_form on that share of data (seeded); a transformed example that no longer encodes or is
+    longer than max_len tokens is dropped (counted) and the original kept in its place."""
+    from globalgen_ros.understanding.normalise import normalise
+    from globalgen_ros.understanding.surface import homophones, surface_form
+
+    rng, n, drops, out = random.Random(seed + 2), Counter(), Counter(), []
+    sounds = homophones([x.ex.text for x in data if x.ex.lang == "zh"])
+    for x in data:
+        form = surface_form(x.ex, sounds, rng) if rng.random() < share else None
+        e = (encode_example(tok, layout, form, max_len, drops)
+             if form and len(tok.encode(normalise(form.text)[0]).ids) <= max_len else None)
+        n[form.source.rsplit("+", 1)[1] if e else ("dropped" if form else "kept")] += 1
+        out.append(e or x)
+    return out, dict(n)
 
 
 def wrap_encoded(
@@ -237,6 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--ctx-none", type=float, default=0.0, help="share of none train examples context-wrapped")
     ap.add_argument("--none-share", type=float, default=0.27, help="target share of intent none in training")
     ap.add_argument("--stop-lists", action="store_true", help="train on the tuned-on stop lists too (data.STOP_LISTS)")
+    ap.add_argument("--surface", type=float, default=0.0, help="share of train examples given a surface form")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # denormal grads/moments otherwise slow CPU training to a crawl
@@ -245,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
     kept = np.load(args.kept)
     assert tok.get_vocab_size() == kept.size, "tokenizer and kept ids disagree"
     d = split_data(tok, layout, args.corpus, args.max_len, args.seed, args.ctx_pos, args.ctx_none, args.none_share,
-                   args.stop_lists)
+                   args.stop_lists, args.surface)
     print(json.dumps(d["meta"], indent=1), flush=True)
     model = build_model(layout, args.layers, kept, args.seed)
     if args.init:
