@@ -235,3 +235,19 @@ def test_a_self_correction_gives_the_corrected_number(first, second, form, marke
             else f"set the temperature to {say_(first)}{marker}{say_(second)}")
     outcome = check_answer(temperature(str(first), "zh-CN" if form == "zh" else "en-US"), text, SCHEMA)
     assert outcome.intent == "set_temperature" and outcome.slots == {"temperature": str(second)}, text
+
+
+@given(st.integers(1, 20), st.integers(21, 99), st.sampled_from(["zh", "en", "digits"]),
+       st.sampled_from([", not ", " not ", ", instead of ", "，不是", "，而不是"]))
+def test_a_number_rejected_as_it_is_said_gives_the_one_before(kept, rejected, form, marker):
+    """"move right 3 metres, not 30": a model that copies 30 publishes 3 (and the range check never sees 30)."""
+    say_ = {"zh": zh_number, "en": en_number, "digits": str}[form]
+    if marker.strip(" ，,").isascii() == (form == "zh"):
+        marker = {"zh": "，不是", "en": ", not ", "digits": " not "}[form]
+    text = (f"往右走{say_(kept)}米{marker}{say_(rejected)}米" if form == "zh"
+            else f"move right {say_(kept)} metres{marker}{say_(rejected)}")
+    outcome = Outcome(OK, EDGE, f"Moving right {rejected} metres.", "en-US", intent="robot_move",
+                      slots={"direction": "right", "distance": str(rejected)})
+    checked = check_answer(outcome, text, SCHEMA)
+    assert checked.intent == "robot_move" and checked.slots == {"direction": "right", "distance": str(kept)}, text
+    assert str(kept) in checked.text

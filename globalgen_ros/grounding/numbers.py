@@ -77,9 +77,14 @@ CORRECTION = re.compile(r"(?i)\b(?:no|nope|sorry|i mean|make (?:that|it)|actuall
                         r"\b|不对|不是|不要|哦不|我是说|改成|应该是|算了|[，,\s]不[，,\s]")
 
 
+# A number rejected as it is said: "move right 3 metres, not 30", "调到二十四度，不是二十六度".
+REJECTED = re.compile(r"(?i)(?:\bnot|\binstead of|\brather than|\bbut not|不是|而不是)[\s,，]*$")
+
+
 def corrected(value: str, text: str) -> str:
-    """Return the number the speaker settled on: `value`, or the last number said after a self-correction that
-    follows it ("set it to 17, no, make that 22" -> "22")."""
+    """Return the number the speaker settled on: `value`, the last number said after a self-correction that
+    follows it ("set it to 17, no, make that 22" -> "22"), or the number said before it when it is rejected as it
+    is said ("move right 3 metres, not 30" -> "3")."""
     digits = to_digits(text)
     try:
         target = canonical(value)
@@ -88,6 +93,11 @@ def corrected(value: str, text: str) -> str:
     found = [m for m in _DIGITS.finditer(digits) if canonical(m.group()) == target]
     if not found:
         return value
+    before = digits[:found[-1].start()]
+    if REJECTED.search(before):
+        earlier = [canonical(m.group()) for m in _DIGITS.finditer(before)]
+        if earlier:
+            return earlier[-1]
     after = digits[found[-1].end():]
     marker = CORRECTION.search(after)
     if marker is None:

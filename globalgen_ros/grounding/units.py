@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import pint
+
 from globalgen_ros.grounding.numbers import canonical, to_digits
 
 # pint's names of the length units people say; other words pint reads as lengths ("hand", "point", "link") are not.
@@ -32,12 +34,12 @@ class Quantity:
     said: str  # as written after the numerals became digits ("50厘米", "100 meters")
 
 
-@lru_cache(maxsize=1)
-def registry():
-    """Return pint's unit registry (built once: about half a second)."""
-    import pint
+_REGISTRY = pint.UnitRegistry()  # built once, on import (about half a second), not at a user's first number
 
-    return pint.UnitRegistry()
+
+def registry() -> pint.UnitRegistry:
+    """Return pint's unit registry."""
+    return _REGISTRY
 
 
 @lru_cache(maxsize=512)
