@@ -95,14 +95,16 @@ def surface_form(ex: Example, sounds: dict[str, list[str]], rng: random.Random) 
         kind = rng.choice(("asr", "filler", "tag", "polite"))
         if asks and kind in ("polite", "tag"):
             return None
-        out = {"asr": lambda: asr_case(ex), "filler": lambda: before(ex, rng.choice(EN_FILLERS)),
-               "tag": lambda: after(ex, rng.choice(EN_TAGS)), "polite": lambda: before(ex, rng.choice(EN_POLITE))}[kind]()
+        make = {"asr": lambda: asr_case(ex), "filler": lambda: before(ex, rng.choice(EN_FILLERS)),
+                "tag": lambda: after(ex, rng.choice(EN_TAGS)), "polite": lambda: before(ex, rng.choice(EN_POLITE))}
+        out = make[kind]()
     elif ex.lang == "zh":
         kind = rng.choice(("sound", "filler", "polite", "tag"))
         if asks and kind in ("polite", "tag"):
             return None
-        out = {"sound": lambda: sound_alike(ex, sounds, rng), "filler": lambda: before(ex, rng.choice(ZH_FILLERS)),
-               "polite": lambda: before(ex, rng.choice(ZH_POLITE)), "tag": lambda: after(ex, rng.choice(ZH_TAGS))}[kind]()
+        make = {"sound": lambda: sound_alike(ex, sounds, rng), "filler": lambda: before(ex, rng.choice(ZH_FILLERS)),
+                "polite": lambda: before(ex, rng.choice(ZH_POLITE)), "tag": lambda: after(ex, rng.choice(ZH_TAGS))}
+        out = make[kind]()
     else:
         return None
     return replace(out, source=f"{ex.source}+{kind}") if out else None
