@@ -3,7 +3,7 @@
 Blind speech says "Wind the window down, mate", "kindly call Ramesh", "um skip this", "暂挺一下" (暂停 heard by sound),
 "劳驾，把杯子拿起来"; the templates rarely do. One transform per chosen example, never inside a slot's words:
 - en: ASR casing (lower case, no sentence punctuation), a filler before ("um", "okay so"), a vocative or tag after
-  (", mate", " please"), a polite frame before ("could you", "kindly");
+  (", mate", " please"), a polite frame before ("kindly", "I need you to");
 - zh: one character replaced by another with the same toneless pinyin (pypinyin; candidates are characters the
   training text uses), a filler before (那个, 嗯), a polite frame before (麻烦, 劳驾), a particle after (吧, 呗).
 Applied to `none` examples as often as to commands, so that none of these forms is a cue for acting.
@@ -23,8 +23,10 @@ from globalgen_ros.understanding.data import NOT_STOP, Example
 EN_FILLERS = ("um ", "uh ", "so ", "okay so ", "right, ", "yeah ", "alright ", "hey, ", "erm ", "oh and ")
 EN_TAGS = (", mate", " mate", ", buddy", " man", ", pal", ", love", " bro", ", dude", " please", ", cheers",
            " yeah", " for me", " real quick")
-EN_POLITE = ("please ", "kindly ", "could you ", "can you ", "would you ", "will you ", "be a dear and ",
-             "if you could ", "do me a favour and ")
+# No "can you / could you …" frames: they are also how questions about a feature begin ("can you heat the seats?"),
+# which v27 (with them) learnt to act on.
+EN_POLITE = ("please ", "kindly ", "be a dear and ", "if you could ", "do me a favour and ", "go ahead and ",
+             "I need you to ", "I'd like you to ")
 ZH_FILLERS = ("那个", "嗯，", "哎，", "诶", "那个那个", "呃", "就是", "喂，")
 ZH_POLITE = ("麻烦", "劳驾，", "请", "麻烦你", "帮忙", "拜托，", "你给我", "帮我")
 ZH_TAGS = ("吧", "呗", "哈", "啊", "呀", "嘛", "，谢谢", "，快点", "，行吗", "一下")
