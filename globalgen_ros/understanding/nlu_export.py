@@ -102,12 +102,13 @@ def write_model_dir(out: Path, onnx_path: Path, tok_path: Path, info: dict, quan
         "held_out_families": info["held_out_families"],
         "training": {
             "recipe": {k: recipe.get(k) for k in ("epochs", "batch", "max_len", "lr_enc", "lr_heads", "threads", "seed",
-                                                  "ctx_pos", "ctx_none", "stop_lists")}
+                                                  "ctx_pos", "ctx_none", "stop_lists", "none_share", "surface")}
             | {"init": init_note(recipe.get("init")),
                "optimizer": "AdamW wd 0.01, 6 % linear warmup, linear decay, grad clip 1.0",
                "loss": "CE intent + CE BIO tags + CE enum groups of the gold intent"
                        + (" (stop-list near misses: -log(1 - p(stop)))" if recipe.get("stop_lists") else ""),
-               "repeat_declines_near_misses": info["repeat"]},
+               "repeat_declines_near_misses": info["repeat"]}
+            | ({"soup": info["soup"]} if "soup" in info else {}),  # a mean of fine-tunes' weights: what it averaged
             "steps": info["run"]["steps"],
             "wall_s": round(info["run"]["wall_s"], 1),
             "counts": info["counts"],
