@@ -225,12 +225,17 @@ def test_declines_are_told_from_small_talk(text, declined):
     assert not is_decline(Outcome(OK, EDGE, text, "en-US", intent="navigate"))
 
 
+def spoken(form: str, marker: str, fallback: dict[str, str]):
+    """The number writer of form, and marker if it is in form's script (else form's fallback marker)."""
+    if marker.strip(" ，,").isascii() == (form == "zh"):
+        marker = fallback[form]
+    return {"zh": zh_number, "en": en_number, "digits": str}[form], marker
+
+
 @given(st.integers(16, 32), st.integers(16, 32), st.sampled_from(["zh", "en", "digits"]),
        st.sampled_from([", no, make that ", " no wait ", " I mean ", "，不对，", " 不 ", "，我是说"]))
 def test_a_self_correction_gives_the_corrected_number(first, second, form, marker):
-    say_ = {"zh": zh_number, "en": en_number, "digits": str}[form]
-    if marker.strip(" ，,").isascii() == (form == "zh"):
-        marker = {"zh": "，不对，", "en": ", no, make that ", "digits": " no wait "}[form]
+    say_, marker = spoken(form, marker, {"zh": "，不对，", "en": ", no, make that ", "digits": " no wait "})
     text = (f"把温度调到{say_(first)}{marker}{say_(second)}度" if form == "zh"
             else f"set the temperature to {say_(first)}{marker}{say_(second)}")
     outcome = check_answer(temperature(str(first), "zh-CN" if form == "zh" else "en-US"), text, SCHEMA)
@@ -241,9 +246,7 @@ def test_a_self_correction_gives_the_corrected_number(first, second, form, marke
        st.sampled_from([", not ", " not ", ", instead of ", "，不是", "，而不是"]))
 def test_a_number_rejected_as_it_is_said_gives_the_one_before(kept, rejected, form, marker):
     """"move right 3 metres, not 30": a model that copies 30 publishes 3 (and the range check never sees 30)."""
-    say_ = {"zh": zh_number, "en": en_number, "digits": str}[form]
-    if marker.strip(" ，,").isascii() == (form == "zh"):
-        marker = {"zh": "，不是", "en": ", not ", "digits": " not "}[form]
+    say_, marker = spoken(form, marker, {"zh": "，不是", "en": ", not ", "digits": " not "})
     text = (f"往右走{say_(kept)}米{marker}{say_(rejected)}米" if form == "zh"
             else f"move right {say_(kept)} metres{marker}{say_(rejected)}")
     outcome = Outcome(OK, EDGE, f"Moving right {rejected} metres.", "en-US", intent="robot_move",
