@@ -243,10 +243,10 @@ def test_a_self_correction_gives_the_corrected_number(first, second, form, marke
 
 
 @given(st.integers(1, 20), st.integers(21, 99), st.sampled_from(["zh", "en", "digits"]),
-       st.sampled_from([", not ", " not ", ", instead of ", "，不是", "，而不是"]))
+       st.sampled_from([", not ", " not ", ", instead of ", "，而不是", "而不是"]))
 def test_a_number_rejected_as_it_is_said_gives_the_one_before(kept, rejected, form, marker):
     """"move right 3 metres, not 30": a model that copies 30 publishes 3 (and the range check never sees 30)."""
-    say_, marker = spoken(form, marker, {"zh": "，不是", "en": ", not ", "digits": " not "})
+    say_, marker = spoken(form, marker, {"zh": "，而不是", "en": ", not ", "digits": " not "})
     text = (f"往右走{say_(kept)}米{marker}{say_(rejected)}米" if form == "zh"
             else f"move right {say_(kept)} metres{marker}{say_(rejected)}")
     outcome = Outcome(OK, EDGE, f"Moving right {rejected} metres.", "en-US", intent="robot_move",
@@ -254,3 +254,11 @@ def test_a_number_rejected_as_it_is_said_gives_the_one_before(kept, rejected, fo
     checked = check_answer(outcome, text, SCHEMA)
     assert checked.intent == "robot_move" and checked.slots == {"direction": "right", "distance": str(kept)}, text
     assert str(kept) in checked.text
+
+
+def test_a_bare_bu_shi_stays_a_self_correction():
+    """"二十五呃不是二十三" corrects 25 to 23; "三米而不是五米" rejects 5."""
+    assert check_answer(temperature("25", "zh-CN"), "温度调到二十五呃不是二十三", SCHEMA).slots == {"temperature": "23"}
+    outcome = Outcome(OK, EDGE, "好的，向前移动5米。", "zh-CN", intent="robot_move",
+                      slots={"direction": "forward", "distance": "5"})
+    assert check_answer(outcome, "往前走三米而不是五米", SCHEMA).slots == {"direction": "forward", "distance": "3"}

@@ -77,8 +77,9 @@ CORRECTION = re.compile(r"(?i)\b(?:no|nope|sorry|i mean|make (?:that|it)|actuall
                         r"\b|不对|不是|不要|哦不|我是说|改成|应该是|算了|[，,\s]不[，,\s]")
 
 
-# A number rejected as it is said: "move right 3 metres, not 30", "调到二十四度，不是二十六度".
-REJECTED = re.compile(r"(?i)(?:\bnot|\binstead of|\brather than|\bbut not|不是|而不是)[\s,，]*$")
+# A number rejected as it is said: "move right 3 metres, not 30", "调到二十四度而不是二十六度". A bare 不是 before a
+# number is a self-correction as often ("二十五呃不是二十三": 23), so it stays one (CORRECTION).
+REJECTED = re.compile(r"(?i)(?:\bnot|\binstead of|\brather than|而不是)[\s,，]*$")
 
 
 def corrected(value: str, text: str) -> str:
