@@ -68,13 +68,15 @@ def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     """The sets were never trained on (the supplements are checked against them). Measured 2026-12-05 (session 23)
     at the default threshold, weights learnt from lists 1-21: 3 false stops over 9,540 lines that are no stop ("Liam,
     stop the car here, this is my stop", "Stop immediately if the robot gets near the stairs", a narrated 快停车), 562
-    of the 564 stops found (lists 1-20: 3 and 563; session 22, lists 1-18, sets up to test 14: 1 over 8,419)."""
+    of the 564 stops found (lists 1-20: 3 and 563; session 22, lists 1-18, sets up to test 14: 1 over 8,419). Session
+    24 added test set 18 (unseen by the weights): 4 over 9,933 (+ "如果机器人要撞墙了你就让它停下", a rule
+    for later), 583 of 585 stops."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]
     found = sum(f for r, f in zip(rows, fired, strict=True) if r["intent"] == "stop")
-    assert len(false) <= 3, false
-    assert found >= 562
+    assert len(false) <= 4, false
+    assert found >= 583
 
 
 def test_the_reflex_fires_on_the_model_where_the_word_lists_do_not():
