@@ -78,8 +78,9 @@ SUPPLEMENTS = ("urgent_stops.yaml", "numbers_in_context.yaml", "casual_commands.
                "decline_kinds.yaml", "speech_forms.yaml", "english_forms.yaml")
 # Written, checked by the same tests, not yet trained on: add them to SUPPLEMENTS when training the next model, so
 # that its recipe names what it saw. (request_forms.yaml and natural_speech.yaml: first shipped in v21, session 20;
-# speech_forms.yaml (session 22) and english_forms.yaml (session 23): first shipped in v27s, session 24.)
-NOT_YET_TRAINED: tuple[str, ...] = ()
+# speech_forms.yaml (session 22) and english_forms.yaml (session 23): first shipped in v27s, session 24;
+# session25_forms.yaml: trained on by v28 and v28s, session 25, neither shipped.)
+NOT_YET_TRAINED: tuple[str, ...] = ("session25_forms.yaml",)
 
 
 # The blind stop-reflex lists (eval/blind/reflex_stops*.json, 1-14), written for the reflex and tuned on by its word
