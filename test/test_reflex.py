@@ -294,6 +294,13 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # machine noun as the address ("truck six stop"; "truck stop" stays a place), "hold your position", "brakes on",
 # 原地停止, 制动, and 刹车和… (a noun in a list) as no stop; 你先 / 前面有 / 别扫了 were tried and left out (they made
 # "你先停下手里的活" a stop and taught jieba 扫 words that split 小扫).
+# List 25's first run (session 25, four new helpers: a golf course and stadium, a hotel and restaurant, a school, an
+# airport apron; after list 24 was learnt; n-grams of lists 1-21): words en 101/164 (61.6 %), zh 146/193 (75.6 %),
+# 2 / 3 false stops; with the n-gram model 131 (79.9 %) ; 181 (93.8 %), false 5 ; 4. Most English misses are
+# warnings transcribed without punctuation ("there's a kid under the table"). It taught "kill switch", "stay exactly
+# where you are", "for crying out loud", "christ almighty", fleet numbers ("number seven stop now"), stadium and hotel
+# machines (line marker, ball collector, dumbwaiter), "it's on fire", "that's my leg", "you just scraped", 别碾, 别开走,
+# 牵引车, and 急刹了一下 as narration; 校车 as a machine was tried and left out ("昨天校车急刹了一下 有个孩子磕到了").
 # The floors are what the lists give now (README: target not met).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
@@ -308,7 +315,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_18.json": {"en": 0.99, "zh": 0.96}, "reflex_stops_19.json": {"en": 0.95, "zh": 0.95},
                 "reflex_stops_20.json": {"en": 0.96, "zh": 0.88}, "reflex_stops_21.json": {"en": 0.94, "zh": 0.86},
                 "reflex_stops_22.json": {"en": 0.93, "zh": 0.90}, "reflex_stops_23.json": {"en": 0.94, "zh": 0.90},
-                "reflex_stops_24.json": {"en": 0.93, "zh": 0.89}}
+                "reflex_stops_24.json": {"en": 0.93, "zh": 0.89}, "reflex_stops_25.json": {"en": 0.71, "zh": 0.78}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -317,7 +324,7 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2},
                      "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
                      "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1},
-                     "reflex_stops_23.json": {"zh": 1}}
+                     "reflex_stops_23.json": {"zh": 1}, "reflex_stops_25.json": {"en": 2, "zh": 3}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
