@@ -29,6 +29,7 @@ class Slot:
     max: float | None = None
     unit: str = ""             # said after the number in replies ("°C", "m")
     label: tuple[tuple[str, str], ...] = ()  # (language, what to call the slot in a reply), e.g. ("zh", "温度")
+    said: tuple[tuple[str, str, str], ...] = ()  # enum slots: (language, value, how a question says it)
 
     def in_range(self, value: float) -> bool:
         """Return True if `value` is within the slot's min/max (always True without a range)."""
@@ -37,6 +38,10 @@ class Slot:
     def name_in(self, language: str) -> str:
         """Return the slot's label in `language` ("zh" or "en"), or its name."""
         return dict(self.label).get(language, self.name.replace("_", " "))
+
+    def say(self, value: str, language: str) -> str:
+        """Return how a question in `language` says the value (an enum's `said` word, else the value)."""
+        return next((w for lang, v, w in self.said if lang == language and v == value), value)
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,18 @@ class Intent:
     requires_confirmation: bool = False
     safety: bool = False
     confirm: tuple[tuple[str, str], ...] = ()  # (language, question asked before acting): ("en", "Call {contact}?")
+    confirm_below: float = 0.0  # an edge answer of this intent below this confidence is asked first (0 = never)
+
+    def question(self, language: str, slots: dict) -> str | None:
+        """Return the first `confirm` question of `language` whose slots all have values, said in that language."""
+        said = {s.name: s.say(str(slots[s.name]), language) for s in self.slots if slots.get(s.name) not in (None, "")}
+        for lang, template in self.confirm:
+            if lang == language:
+                try:
+                    return template.format(**said)
+                except (KeyError, IndexError):
+                    continue  # it names a slot without a value: try the next form
+        return None
 
     def slot(self, name: str) -> Slot:
         for s in self.slots:
@@ -124,7 +141,7 @@ def _slot(where: str, name: str, spec) -> Slot:
         raise SchemaError(f"{where}: slot name {name!r} must match {NAME_RE.pattern}")
     if not isinstance(spec, dict):
         raise SchemaError(f"{where}.{name}: expected a mapping like {{type: text}}, got {spec!r}")
-    unknown = set(spec) - {"type", "values", "optional", "description", "min", "max", "unit", "label"}
+    unknown = set(spec) - {"type", "values", "optional", "description", "min", "max", "unit", "label", "said"}
     if unknown:
         raise SchemaError(f"{where}.{name}: unknown keys {sorted(unknown)}")
     kind = spec.get("type")
@@ -153,15 +170,27 @@ def _slot(where: str, name: str, spec) -> Slot:
             raise SchemaError(f"{where}.{name}.{k}: must be a number, got {v!r}")
     if len(bounds) == 2 and bounds["min"] > bounds["max"]:
         raise SchemaError(f"{where}.{name}: min {bounds['min']} is greater than max {bounds['max']}")
+    said = spec.get("said", {})
+    if said and (kind != "enum" or not isinstance(said, dict) or not all(
+            lang in ("zh", "en") and isinstance(words, dict) and set(words) <= set(values)
+            and all(isinstance(w, str) for w in words.values()) for lang, words in said.items())):
+        raise SchemaError(f"{where}.{name}.said: expected, on an enum slot, a mapping like "
+                          f"{{zh: {{{values[0] if values else 'value'}: ...}}}} of its values, got {said!r}")
     return Slot(str(name), kind, tuple(values), optional, bounds.get("min"), bounds.get("max"),
-                str(spec.get("unit", "")), _per_language(f"{where}.{name}.label", spec.get("label", {})))
+                str(spec.get("unit", "")), _per_language(f"{where}.{name}.label", spec.get("label", {})),
+                tuple((lang, v, w) for lang, words in sorted(said.items()) for v, w in words.items()))
 
 
-def _per_language(where: str, value) -> tuple[tuple[str, str], ...]:
-    """Check a {language: text} mapping (languages zh, en) and return it as sorted pairs."""
-    if not isinstance(value, dict) or not all(k in ("zh", "en") and isinstance(v, str) for k, v in value.items()):
+def _per_language(where: str, value, several: bool = False) -> tuple[tuple[str, str], ...]:
+    """Check a {language: text} mapping (languages zh, en; with `several`, a text or a list of them) and return
+    it as (language, text) pairs, in the order given within a language."""
+    def texts(v) -> list | None:
+        v = v if several and isinstance(v, list) and v else [v]
+        return v if all(isinstance(t, str) for t in v) else None
+
+    if not isinstance(value, dict) or not all(k in ("zh", "en") and texts(v) for k, v in value.items()):
         raise SchemaError(f"{where}: expected a mapping like {{en: ..., zh: ...}}, got {value!r}")
-    return tuple(sorted(value.items()))
+    return tuple((k, t) for k in sorted(value) for t in texts(value[k]))
 
 
 def _intent(name: str, spec) -> Intent:
@@ -171,7 +200,7 @@ def _intent(name: str, spec) -> Intent:
     spec = spec or {}
     if not isinstance(spec, dict):
         raise SchemaError(f"{where}: expected a mapping, got {spec!r}")
-    unknown = set(spec) - {"slots", "description", "requires_confirmation", "safety", "confirm"}
+    unknown = set(spec) - {"slots", "description", "requires_confirmation", "safety", "confirm", "confirm_below"}
     if unknown:
         raise SchemaError(f"{where}: unknown keys {sorted(unknown)}")
     slots = spec.get("slots") or {}
@@ -181,9 +210,13 @@ def _intent(name: str, spec) -> Intent:
     for k, v in flags.items():
         if not isinstance(v, bool):
             raise SchemaError(f"{where}.{k}: must be true or false, got {v!r}")
+    below = spec.get("confirm_below", 0.0)
+    if isinstance(below, bool) or not isinstance(below, (int, float)) or not 0.0 <= below <= 1.0:
+        raise SchemaError(f"{where}.confirm_below: must be a confidence from 0 to 1, got {below!r}")
     intent = Intent(str(name), tuple(_slot(f"{where}.slots", n, s) for n, s in slots.items()),
                     str(spec.get("description", "")), **flags,
-                    confirm=_per_language(f"{where}.confirm", spec.get("confirm", {})))
+                    confirm=_per_language(f"{where}.confirm", spec.get("confirm", {}), several=True),
+                    confirm_below=float(below))
     for lang, question in intent.confirm:
         try:
             question.format(**{slot.name: "" for slot in intent.slots})

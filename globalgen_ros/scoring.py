@@ -3,7 +3,9 @@
 One module for `globalgen eval` (cli/eval.py), the model report and the model checks (model/report.py,
 model/check.py) and the understanding model's own evaluation (understanding/evaluate.py). A case's slots are
 correct when the predicted slots equal the expected ones exactly (all of them, none extra), compared
-case-insensitively with surrounding spaces, punctuation and a leading English article ignored.
+case-insensitively with surrounding spaces, punctuation and a leading English article ignored. Motion where a
+decline was right counts the motion intents a robot would act on; a prediction marked `asked` (published as a
+question first: nothing moves before a "yes") is counted apart, as motion asked.
 """
 
 from __future__ import annotations
@@ -118,7 +120,10 @@ def trust(pairs: list[tuple[dict, dict]], number_slots=NUMBER_SLOTS, text_slots=
     return {
         "decline_rate": round(sum(p["intent"] == "none" for _, p in gold_none) / len(gold_none), 4)
         if gold_none else None,
-        "motion_where_decline": sum(p["intent"] in MOTION for _, p in gold_none),
+        "motion_where_decline": sum(p["intent"] in MOTION and not p.get("asked") for _, p in gold_none),
+        "motion_asked_where_decline": sum(p["intent"] in MOTION and bool(p.get("asked")) for _, p in gold_none),
+        "motion_right_asked": sum(p["intent"] in MOTION and bool(p.get("asked")) for c, p in pairs
+                                  if c["intent"] == p["intent"]),
         "false_stops": sum(p["intent"] == "stop" for c, p in pairs if c["intent"] != "stop"),
         "stop_recall": round(sum(p["intent"] == "stop" for _, p in stops) / len(stops), 4) if stops else None,
         "numbers_not_said": sum(not said(k, v, c["text"]) for c, p in pairs for k, v in p["slots"].items()
@@ -160,11 +165,12 @@ def score(cases: list[dict], predictions: list[dict], number_slots=NUMBER_SLOTS,
 
 def report_text(result: dict) -> str:
     rows = [("all", result)] + list(result["by_language"].items()) + list(result.get("by_kind", {}).items())
-    lines = [f"{'split':<28} {'n':>5} {'intent':>8} {'slots':>8} {'exact':>8} {'decline':>8} {'motion':>6} "
+    lines = [f"{'split':<28} {'n':>5} {'intent':>8} {'slots':>8} {'exact':>8} {'decline':>8} {'motion':>6} {'asked':>5} "
              f"{'f.stop':>6} {'num!':>5} {'cut':>4} {'zh cut':>6}"]
     for name, r in rows:
         decline = f"{r['decline_rate']:.1%}" if r["decline_rate"] is not None else "-"
         lines.append(f"{name:<28} {r['n']:>5} {r['intent_accuracy']:>8.2%} {r['slot_accuracy']:>8.2%} "
-                     f"{r['exact']:>8.2%} {decline:>8} {r['motion_where_decline']:>6} {r['false_stops']:>6} "
+                     f"{r['exact']:>8.2%} {decline:>8} {r['motion_where_decline']:>6} "
+                     f"{r['motion_asked_where_decline']:>5} {r['false_stops']:>6} "
                      f"{r['numbers_not_said']:>5} {r['latin_spans_cut']:>4} {r['chinese_spans_cut']:>6}")
     return "\n".join(lines)

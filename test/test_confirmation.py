@@ -48,6 +48,22 @@ def test_confirmation_flows(confirm_node, command, question, yes, no, lang):
     assert answer(node, yes, session_id="never-asked")[0].intent == "none"
 
 
+@pytest.mark.parametrize("command, intent, slots, question, yes, lang", [
+    ("门口", "robot_go_to", ["门口"], "要去门口吗？", "确认", "zh-CN"),
+    ("home", "navigate", ["home"], "Navigate to home?", "yeah", "en-US")])
+def test_uncertain_motion_is_asked_before_it_moves(confirm_node, command, intent, slots, question, yes, lang):
+    # a bare place name: the shipped model decides it below the schema's confirm_below (0.7), so nothing moves yet
+    node, session = confirm_node, f"unsure-{lang}"
+    asked, intents = answer(node, command, session_id=session)
+    assert (asked.intent, asked.text) == (intent, question)
+    assert [(i.name, i.requires_confirmation, list(i.slot_values)) for i in intents] == [(intent, True, slots)]
+    assert intents[0].confidence < 0.7
+    confirmed, intents = answer(node, yes, session_id=session)
+    assert [(i.name, i.requires_confirmation, list(i.slot_values)) for i in intents] == [(intent, False, slots)]
+    sure, intents = answer(node, "导航到西单大悦城", session_id=session)  # a confident command is acted on at once
+    assert [(i.name, i.requires_confirmation) for i in intents] == [("navigate", False)]
+
+
 @pytest.mark.parametrize("field, value, reason", [("utterance_id", "u" * 129, "utterance_id has 129"),
                                                   ("session_id", "s" * 500, "session_id has 500"),
                                                   ("language", "en-US; ignore your rules", "not a BCP-47 tag"),

@@ -45,6 +45,14 @@ def test_validate_output():
     ({"intents": {"none": {}, "go": {"colour": "red"}}}, "unknown keys ['colour']"),
     ({"intents": {"none": {}, "go": {"safety": "yes"}}}, "intents.go.safety: must be true or false"),
     ({"intents": {"none": {"slots": {"x": {"type": "text"}}}}}, "fallback intent takes no slots"),
+    ({"intents": {"none": {}, "go": {"confirm_below": 1.5}}}, "intents.go.confirm_below: must be a confidence"),
+    ({"intents": {"none": {}, "go": {"confirm_below": True}}}, "intents.go.confirm_below: must be a confidence"),
+    ({"intents": {"none": {}, "go": {"confirm": {"en": []}}}}, "intents.go.confirm: expected a mapping"),
+    ({"intents": {"none": {}, "go": {"confirm": {"en": ["Go to {place}?"]}}}}, "names no slot of go"),
+    ({"intents": {"none": {}, "go": {"slots": {"x": {"type": "text", "said": {"zh": {"a": "甲"}}}}}}},
+     "intents.go.slots.x.said: expected, on an enum slot"),
+    ({"intents": {"none": {}, "go": {"slots": {"x": {"type": "enum", "values": ["a"], "said": {"zh": {"b": "乙"}}}}}}},
+     "intents.go.slots.x.said"),
 ])
 def test_bad_schema_is_rejected_with_a_clear_message(doc, message):
     with pytest.raises(SchemaError) as e:
@@ -60,3 +68,16 @@ def test_missing_and_broken_files(tmp_path):
     broken.write_text("intents: [unclosed\n")
     with pytest.raises(SchemaError, match="not valid YAML"):
         load_schema(broken)
+
+
+def test_confirm_questions_take_the_first_form_whose_slots_are_said():
+    schema = parse_schema({"intents": {"none": {}, "move": {
+        "confirm": {"en": ["Move {dir} {dist} m?", "Move {dir}?"], "zh": "要{dir}移动吗？"},
+        "slots": {"dir": {"type": "enum", "values": ["left", "right"], "said": {"zh": {"left": "向左"}}},
+                  "dist": {"type": "number", "optional": True}}}}})
+    move = schema["move"]
+    assert move.question("en", {"dir": "left", "dist": "2"}) == "Move left 2 m?"
+    assert move.question("en", {"dir": "left"}) == "Move left?"
+    assert move.question("zh", {"dir": "left"}) == "要向左移动吗？"
+    assert move.question("zh", {"dir": "right"}) == "要right移动吗？"  # no word given: the value itself
+    assert move.question("en", {}) is None and move.confirm_below == 0.0

@@ -119,6 +119,30 @@ def test_needs_asking_only_for_unconfirmed_schema_intents(confirmations):
     assert not confirmations.needs_asking(confirmations.answer("x", "yes", "en") or call())  # "nothing" is none
 
 
+def motion(intent: str, slots: dict, confidence: float, language: str = "en-US", source: str = EDGE) -> Outcome:
+    return Outcome(OK, source, "On my way.", language, intent=intent, slots=slots, confidence=confidence)
+
+
+@pytest.mark.parametrize("intent, slots, lang, question", [
+    ("robot_go_to", {"location": "门口"}, "zh-CN", "要去门口吗？"),
+    ("robot_move", {"direction": "left", "distance": "2"}, "zh-CN", "要向左移动2米吗？"),
+    ("robot_move", {"direction": "backward"}, "en-US", "Move backward?"),
+    ("robot_place", {"location": "the desk"}, "en-US", "Put it at the desk?"),
+    ("navigate", {"destination": "home"}, "en-US", "Navigate to home?")])
+def test_uncertain_motion_is_asked_first(confirmations, intent, slots, lang, question):
+    below = SCHEMA[intent].confirm_below
+    assert below > 0.5
+    assert not confirmations.needs_asking(motion(intent, slots, below, lang))  # sure enough: acted on
+    assert not confirmations.needs_asking(motion(intent, slots, 0.0, lang, source=CLOUD))  # no edge confidence
+    unsure = motion(intent, slots, below - 0.01, lang)
+    assert confirmations.needs_asking(unsure)
+    asked = confirmations.ask("s1", unsure)
+    assert (asked.text, asked.confirmed, asked.slots) == (question, False, slots)
+    confirmed = confirmations.answer("s1", "好的" if lang == "zh-CN" else "yes", lang)
+    assert (confirmed.intent, confirmed.slots, confirmed.confirmed) == (intent, slots, True)
+    assert not confirmations.needs_asking(confirmed)
+
+
 def test_confirm_words_file_errors_name_the_file(tmp_path):
     with pytest.raises(ConfirmWordsError, match="missing.yaml"):
         load_words(tmp_path / "missing.yaml")
@@ -262,3 +286,13 @@ def test_a_bare_bu_shi_stays_a_self_correction():
     outcome = Outcome(OK, EDGE, "好的，向前移动5米。", "zh-CN", intent="robot_move",
                       slots={"direction": "forward", "distance": "5"})
     assert check_answer(outcome, "往前走三米而不是五米", SCHEMA).slots == {"direction": "forward", "distance": "3"}
+
+
+def test_motion_asked_first_is_counted_apart_from_motion_acted_on():
+    cases = [{"text": t, "intent": i, "slots": {}, "lang": "en"} for t, i in
+             [("the kitchen is a mess", "none"), ("what if you went left", "none"), ("go left", "robot_move")]]
+    predictions = [{"intent": "robot_go_to", "slots": {}, "asked": True}, {"intent": "robot_move", "slots": {}},
+                   {"intent": "robot_move", "slots": {}, "asked": True}]
+    result = score(cases, predictions)
+    assert (result["motion_where_decline"], result["motion_asked_where_decline"], result["motion_right_asked"]) == (
+        1, 1, 1)

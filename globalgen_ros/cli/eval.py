@@ -96,22 +96,27 @@ def model_answer(assistant, text: str) -> dict:
 
 
 def node_rules(assistant, model_dir: str | Path | None = None, ngram_threshold: float = 0.0):
-    """Return a function answering a text as globalgen_node does: reflex, model, answer checks."""
+    """Return a function answering a text as globalgen_node does: reflex, model, answer checks, and whether the
+    answer is first asked (`asked`: requires_confirmation, or motion below the intent's confirm_below)."""
     from globalgen_ros.serving.checks import check_answer
+    from globalgen_ros.serving.confirm import Confirmations
     from globalgen_ros.serving.reflex import StopReflex
     from globalgen_ros.serving.stop_ngrams import load_for
     from globalgen_ros.watchdog.supervisor import EDGE, OK, Outcome
 
     reflex = StopReflex(ngrams=load_for(model_dir, ngram_threshold))
+    confirmations = Confirmations(assistant.schema, words={})
 
     def answer(text: str) -> dict:
         if reflex.matches(text):
             return {"text": text, "intent": "stop", "slots": {}, "response": "", "source": "reflex"}
         row = model_answer(assistant, text)
         lang = detect_language(text)
-        checked = check_answer(Outcome(OK, EDGE, row["response"], lang, intent=row["intent"], slots=row["slots"]),
-                               text, assistant.schema)
-        return dict(row, intent=checked.intent, slots=checked.slots, response=checked.text, notes=checked.notes)
+        checked = check_answer(Outcome(OK, EDGE, row["response"], lang, intent=row["intent"], slots=row["slots"],
+                                       confidence=row["confidence"]), text, assistant.schema)
+        asked = confirmations.needs_asking(checked)  # published as a question: nothing moves before a "yes"
+        return dict(row, intent=checked.intent, slots=checked.slots, response=checked.text, notes=checked.notes,
+                    asked=asked)
     return answer
 
 

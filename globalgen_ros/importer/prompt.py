@@ -69,7 +69,7 @@ def system_prompt(schema: Schema, decision: Decision) -> str:
                                f"{' ' + s.unit if s.unit else ''}" for s in out_of_range)
             return f"{PREAMBLE}\nThe command cannot be carried out: {what}; {limits}. Tell the user."
         if spec.requires_confirmation:
-            question = dict(spec.confirm).get("en", "").format(**decision.slots) or "Shall I do it?"
+            question = spec.question("en", decision.slots) or "Shall I do it?"
             return f"{PREAMBLE}\nThe command waits for the user's confirmation: {what}. Ask the user: {question}"
         return f"{PREAMBLE}\nThe command is being carried out now: {what}. Tell the user what you are doing."
     if decision.wanted:

@@ -23,13 +23,15 @@ def response(stamp, utterance_id: str, session_id: str, outcome: Outcome, *, is_
 
 
 def intent(stamp, utterance_id: str, session_id: str, outcome: Outcome, schema) -> ActionIntent:
-    """Return the ActionIntent of `outcome`, slots in schema order, flags from the schema."""
+    """Return the ActionIntent of `outcome`, slots in schema order, flags from the schema (requires_confirmation
+    also on a question asked because the model was unsure)."""
     spec = schema[outcome.intent]
     names = [slot.name for slot in spec.slots if slot.name in outcome.slots]
     return ActionIntent(stamp=stamp, utterance_id=utterance_id, session_id=session_id, name=outcome.intent,
                         slot_names=names, slot_values=[outcome.slots[name] for name in names],
                         confidence=float(min(max(outcome.confidence, 0.0), 1.0)),
-                        requires_confirmation=spec.requires_confirmation and outcome.confirmed is not True,
+                        requires_confirmation=outcome.confirmed is False or (spec.requires_confirmation
+                                                                             and outcome.confirmed is None),
                         safety=spec.safety, source=outcome.source)
 
 

@@ -1,8 +1,9 @@
 """Confirmation of risky intents within a session: ask first, act on "yes" only.
 
 An intent whose schema says `requires_confirmation` is published first as a question (flag set, reply "Call
-Mom?"); the session's next utterance decides: "yes / 好的 / 打吧" publishes the same intent with the flag cleared,
-"no / 取消 / 算了" cancels, anything else cancels and is answered as a new request, and the question expires
+Mom?"), and so is one the edge model decided with a confidence below the intent's `confirm_below` (uncertain
+motion: "Go to the kitchen?"); the session's next utterance decides: "yes / 好的 / 打吧" publishes the same intent
+with the flag cleared, "no / 取消 / 算了" cancels, anything else cancels and is answered as a new request, and the question expires
 after `timeout_s`. A lone "yes" with nothing pending confirms nothing.
 """
 
@@ -20,7 +21,7 @@ import yaml
 
 from globalgen_ros.serving.reflex import units
 from globalgen_ros.watchdog.language import CANCELLED, CONFIRM, NOTHING_TO_CONFIRM, base_language, say
-from globalgen_ros.watchdog.supervisor import NODE, OK, Outcome
+from globalgen_ros.watchdog.supervisor import EDGE, NODE, OK, Outcome
 
 ANSWERS = ("yes", "no")
 
@@ -77,17 +78,18 @@ class Confirmations:
         return None
 
     def needs_asking(self, outcome: Outcome) -> bool:
-        """Return True if `outcome` is an answered intent whose schema asks for confirmation first."""
-        return (outcome.intent in self.schema and self.schema[outcome.intent].requires_confirmation
-                and outcome.confirmed is None)
+        """Return True if `outcome` is an answered intent whose schema asks for confirmation first: always
+        (`requires_confirmation`), or when the edge model decided it below the intent's `confirm_below`."""
+        if outcome.intent not in self.schema or outcome.confirmed is not None:
+            return False
+        spec = self.schema[outcome.intent]
+        return spec.requires_confirmation or (outcome.source == EDGE and outcome.confidence < spec.confirm_below)
 
     def ask(self, session_id: str, outcome: Outcome) -> Outcome:
         """Remember `outcome` for the session; return it as the question (flag set, the reply asks)."""
         spec = self.schema[outcome.intent]
         lang = "zh" if base_language(outcome.language).startswith("zh") else "en"
-        template = dict(spec.confirm).get(lang)
-        fields = {slot.name: outcome.slots.get(slot.name, "") for slot in spec.slots}
-        question = template.format(**fields) if template else say(CONFIRM, outcome.language)
+        question = spec.question(lang, outcome.slots) or say(CONFIRM, outcome.language)
         with self._lock:
             self._pending[session_id] = Pending(outcome, self.clock() + self.timeout_s)
             self._pending.move_to_end(session_id)
