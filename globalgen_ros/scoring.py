@@ -165,8 +165,8 @@ def score(cases: list[dict], predictions: list[dict], number_slots=NUMBER_SLOTS,
 
 def report_text(result: dict) -> str:
     rows = [("all", result)] + list(result["by_language"].items()) + list(result.get("by_kind", {}).items())
-    lines = [f"{'split':<28} {'n':>5} {'intent':>8} {'slots':>8} {'exact':>8} {'decline':>8} {'motion':>6} {'asked':>5} "
-             f"{'f.stop':>6} {'num!':>5} {'cut':>4} {'zh cut':>6}"]
+    lines = [f"{'split':<28} {'n':>5} {'intent':>8} {'slots':>8} {'exact':>8} {'decline':>8} {'motion':>6} "
+             f"{'asked':>5} {'f.stop':>6} {'num!':>5} {'cut':>4} {'zh cut':>6}"]
     for name, r in rows:
         decline = f"{r['decline_rate']:.1%}" if r["decline_rate"] is not None else "-"
         lines.append(f"{name:<28} {r['n']:>5} {r['intent_accuracy']:>8.2%} {r['slot_accuracy']:>8.2%} "

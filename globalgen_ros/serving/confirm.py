@@ -3,8 +3,8 @@
 An intent whose schema says `requires_confirmation` is published first as a question (flag set, reply "Call
 Mom?"), and so is one the edge model decided with a confidence below the intent's `confirm_below` (uncertain
 motion: "Go to the kitchen?"); the session's next utterance decides: "yes / 好的 / 打吧" publishes the same intent
-with the flag cleared, "no / 取消 / 算了" cancels, anything else cancels and is answered as a new request, and the question expires
-after `timeout_s`. A lone "yes" with nothing pending confirms nothing.
+with the flag cleared, "no / 取消 / 算了" cancels, anything else cancels and is answered as a new request, and the
+question expires after `timeout_s`. A lone "yes" with nothing pending confirms nothing.
 """
 
 from __future__ import annotations
