@@ -38,3 +38,57 @@ def whole_words(text: str, value: str) -> str:
         return value
     a, b = widen_to_words(text, *spans[0])
     return text[a:b]
+
+
+PAIRS = {"《": "》", "“": "”", "「": "」", "『": "』", "〈": "〉"}
+JOINERS = "·・/."  # inside one name: 买买提·艾力, AC/DC, G.E.M.
+FILLERS = {"uh", "um", "er", "erm", "uhh", "umm", "uhm", "ah", "eh"}
+ARTICLES = {"the", "a", "an"}
+
+
+def close_marks(text: str, a: int, b: int) -> tuple[int, int]:
+    """Close a title or quote mark that [a, b) leaves open (蔡健雅的《停格 -> 蔡健雅的《停格》), then drop a pair that
+    encloses the whole span (《暂停》 -> 暂停)."""
+    for open_, close in PAIRS.items():
+        inside = text[a:b]
+        if inside.count(open_) > inside.count(close) and text[b:b + 1] == close:
+            b += 1
+        elif inside.count(close) > inside.count(open_) and a > 0 and text[a - 1] == open_:
+            a -= 1
+    while b - a > 2 and PAIRS.get(text[a]) == text[b - 1] and text[a + 1:b - 1].count(text[a]) == 0:
+        a, b = a + 1, b - 1
+    return a, b
+
+
+def join_names(text: str, a: int, b: int) -> tuple[int, int]:
+    """Extend [a, b) over the word on the other side of a joining mark it starts or ends at (·艾力 -> 买买提·艾力,
+    "/" of AC/DC -> AC/DC); the caller widens to whole words after."""
+    while a > 0 and text[a] in JOINERS and text[a - 1].isalnum():
+        a -= 1  # a Chinese word is then widened by jieba (widen_to_cjk_words), a Latin one here
+        while a > 0 and is_latin_word_char(text[a]) and text[a - 1].isalnum() and is_latin_word_char(text[a - 1]):
+            a -= 1
+        if a > 1 and text[a - 1] in JOINERS and is_latin_word_char(text[a - 2]):
+            a -= 1  # G.E.M.: one more joiner before
+    while b < len(text) and text[b - 1] in JOINERS and text[b:b + 1].isalnum():
+        b += 1
+        while b < len(text) and is_latin_word_char(text[b - 1]) and text[b].isalnum() and is_latin_word_char(text[b]):
+            b += 1
+    return a, b
+
+
+def drop_restart(text: str, a: int, b: int) -> tuple[int, int]:
+    """Drop leading fillers and a restarted first word of a Latin-script span when more words follow ("the uh the
+    post office" -> "the post office", "jon jon smith" -> "jon smith"; a repeated capitalised word is a name:
+    "Bora Bora airport"); other spans are returned as they are."""
+    while True:
+        words = [(m.start() + a, m.end() + a) for m in re.finditer(r"\S+", text[a:b])]
+        if len(words) < 3 and not (len(words) == 2 and text[words[0][0]:words[0][1]].lower() in FILLERS):
+            return a, b
+        first, second = (text[s:e].lower().strip(",") for s, e in words[:2])
+        if not all(is_latin_word_char(ch) for ch in first + second):
+            return a, b
+        stutter = first == second and (first in ARTICLES or text[a:b].islower())  # not "Bora Bora airport"
+        if first in FILLERS or stutter or (first in ARTICLES and second in FILLERS):
+            a = words[1][0]
+        else:
+            return a, b

@@ -18,7 +18,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from globalgen_ros.grounding.numbers import numbers_said
-from globalgen_ros.grounding.words import widen_to_words
+from globalgen_ros.grounding.words import close_marks, drop_restart, join_names, widen_to_words
 from globalgen_ros.understanding.labels import ABSENT, Layout, decode_bio
 from globalgen_ros.understanding.normalise import normalise, to_original_span
 from globalgen_ros.watchdog.language import is_cjk
@@ -193,8 +193,10 @@ class Understanding:
                 if said:
                     found.append((name, a, b, said[0]))
                 continue
+            a, b = widen_to_words(text, *join_names(text, a, b))
             if is_cjk(text[a]) or is_cjk(text[b - 1]):
                 a, b = widen_to_cjk_words(text, a, b)
+            a, b = drop_restart(text, *close_marks(text, a, b))
             found.append((name, a, b, None))
         spans = last_spans(text, found)
         slots = {name: (value if value is not None else text[a:b]) for name, (a, b, value) in spans.items()}
