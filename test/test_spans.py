@@ -1,13 +1,15 @@
-"""Slot spans never cut a Latin-script word, whatever the tagger proposes (no model needed)."""
+"""Slot spans never cut a Latin-script word, whatever the tagger proposes, and are mended (no model needed)."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from globalgen_ros.grounding.words import is_latin_word_char, widen_to_words
+from globalgen_ros.grounding.words import close_marks, drop_restart, is_latin_word_char, join_names, widen_to_words
 from globalgen_ros.scoring import cuts_a_chinese_word, cuts_a_word
 from globalgen_ros.understanding.predict import last_spans, mend_inside_tags, widen_to_cjk_words, widen_to_numeral
+from globalgen_ros.watchdog.language import is_cjk
 
 NAMES = ["Renée", "Bjørn", "Siobhán", "O'Connor", "Jean-Luc", "Müllerstraße", "Zoë", "Łukasz", "François",
          "Nguyễn", "Ærø", "D'Angelo", "Søren", "İlkay", "Pier 39", "7-Eleven", "221B Baker Street"]
@@ -136,3 +138,40 @@ def test_a_new_run_a_pause_a_filler_or_a_lone_first_word_is_not_bridged():
     assert mended(text, {"把": "B-object", "杯子": "I-object"}, {"object": "text"})[1:3] == ["O", "O"]
     text = "播放周杰伦的开不了口"  # gaps over MAX_INSIDE_GAP tokens are left alone
     assert mended(text, {"周杰伦": "B-query", "口": "I-query"}, query)[5:9] == ["O"] * 4
+
+
+def span_mended(text: str, value: str) -> str:
+    """The value as the model's span of `value` comes out of the span mends (predict.span_slots' order)."""
+    a = text.index(value)
+    a, b = widen_to_words(text, *join_names(text, a, a + len(value)))
+    if is_cjk(text[a]) or is_cjk(text[b - 1]):
+        a, b = widen_to_cjk_words(text, a, b)
+    a, b = drop_restart(text, *close_marks(text, a, b))
+    return text[a:b]
+
+
+@pytest.mark.parametrize("text, span, value", [
+    ("放一首蔡健雅的《停格》", "蔡健雅的《停格", "蔡健雅的《停格》"),  # an open title mark is closed
+    ("放一下《暂停》这首歌", "《暂停", "暂停"),  # a pair around the whole span is dropped
+    ("播放“七里香”", "“七里香", "七里香"),
+    ("给买买提·艾力打个电话", "·艾力", "买买提·艾力"),  # a name's joining mark
+    ("Play AC/DC, loud.", "/", "AC/DC"),
+    ("放一首 G.E.M. 邓紫棋的歌", ".M. 邓紫棋的歌", "G.E.M. 邓紫棋的歌"),
+    ("um navigate to to the uh the post office", "the uh the post office", "the post office"),  # restarts
+    ("call jon jon smith", "jon jon smith", "jon smith"),
+    ("play uh jazz", "uh jazz", "jazz"),
+    ("navigate to Bora Bora airport", "Bora Bora airport", "Bora Bora airport"),  # a repeated name stays
+    ("take me home home", "home home", "home home"),  # two words: nothing follows the repeat
+    ("call Mr. Smith", "Mr. Smith", "Mr. Smith"),
+    ("去《西游记》主题公园", "《西游记》主题公园", "《西游记》主题公园")])  # a pair inside stays
+def test_span_mends(text, span, value):
+    assert span_mended(text, span) == value
+
+
+@given(st.lists(WORDS, min_size=1, max_size=8), st.data())
+def test_a_mended_span_is_words_said_and_no_wider_than_the_utterance(words, data):
+    text = " ".join(words)
+    a = data.draw(st.integers(0, len(text) - 1))
+    b = data.draw(st.integers(a + 1, len(text)))
+    lo, hi = drop_restart(text, *close_marks(text, *widen_to_words(text, *join_names(text, a, b))))
+    assert 0 <= lo <= hi <= len(text)
