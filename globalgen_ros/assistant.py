@@ -58,6 +58,7 @@ class Reply:
     token_ids: list[int] = field(repr=False, default_factory=list)  # generated token ids (<|end|> included)
     understanding_ms: float = 0.0  # time the understanding model took (0: the decoder decided the header)
     header: str = "decoder"        # who decided intent and slots: understanding | understanding+copy | decoder
+    second: dict | None = None     # declined by the understanding model: the command it put second (predict())
 
 
 def check_text(text: str | bytes) -> str:
@@ -259,7 +260,8 @@ class Assistant:
                      forwards=gen.stats.forwards, latency_ms=(time.perf_counter() - t0) * 1e3,
                      ttft_ms=gen.stats.ttft_ms, finish_reason=gen.finish_reason,
                      strategy=gen.stats.strategy, raw=raw, stats=gen.stats, token_ids=gen.tokens,
-                     understanding_ms=nlu_ms, header=header)
+                     understanding_ms=nlu_ms, header=header,
+                     second=nlu.get("second") if nlu is not None and valid and parsed.intent == "none" else None)
 
     def _checked_reply(self, text: str, intent: str, slots: dict[str, str], reply: str) -> str:
         """Return the decoder's reply if it knows the intent, answers in the user's language and repeats every text

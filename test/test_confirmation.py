@@ -64,6 +64,28 @@ def test_uncertain_motion_is_asked_before_it_moves(confirm_node, command, intent
     assert [(i.name, i.requires_confirmation) for i in intents] == [("navigate", False)]
 
 
+@pytest.mark.parametrize("command, intent, slots, question, yes, lang", [
+    ("把音量往上调", "media_control", ["volume_up"], "要调大音量吗？", "好的", "zh-CN"),
+    ("pause the moose ick", "media_control", ["pause"], "Should I pause?", "yes", "en-US")])
+def test_a_decline_with_a_command_second_is_asked_about_when_clarify_is_on(confirm_node, command, intent, slots,
+                                                                          question, yes, lang):
+    # the shipped model declines these with the command second at 0.2-0.5 (docs/model.md, session 26)
+    node, session = confirm_node, f"clarify-{lang}"
+    declined, intents = answer(node, command, session_id=session)  # clarify off: the decline stands
+    assert declined.intent == "none" and [i.name for i in intents] == ["none"]
+    node.set_ok(confirm__clarify_above=0.2)
+    try:
+        asked, intents = answer(node, command, session_id=session)
+        assert (asked.intent, asked.text) == (intent, question)
+        assert [(i.name, i.requires_confirmation, list(i.slot_values)) for i in intents] == [(intent, True, slots)]
+        confirmed, intents = answer(node, yes, session_id=session)
+        assert [(i.name, i.requires_confirmation, list(i.slot_values)) for i in intents] == [(intent, False, slots)]
+        still, intents = answer(node, "the weather is nice today", session_id=session)  # nothing second: declined
+        assert still.intent == "none" and [i.name for i in intents] == ["none"]
+    finally:
+        node.set_ok(confirm__clarify_above=0.0)
+
+
 @pytest.mark.parametrize("field, value, reason", [("utterance_id", "u" * 129, "utterance_id has 129"),
                                                   ("session_id", "s" * 500, "session_id has 500"),
                                                   ("language", "en-US; ignore your rules", "not a BCP-47 tag"),

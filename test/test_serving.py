@@ -143,6 +143,28 @@ def test_uncertain_motion_is_asked_first(confirmations, intent, slots, lang, que
     assert not confirmations.needs_asking(confirmed)
 
 
+def declined(second: dict | None, source: str = EDGE) -> Outcome:
+    return Outcome(OK, source, "Sorry, I can't do that yet.", "en-US", confidence=0.7, second=second)
+
+
+@pytest.mark.parametrize("second, text, above, asked", [
+    ({"intent": "media_control", "confidence": 0.3, "slots": {"action": "next"}}, "skip it", 0.2, "media_control"),
+    ({"intent": "media_control", "confidence": 0.3, "slots": {"action": "next"}}, "skip it", 0.0, None),  # off
+    ({"intent": "media_control", "confidence": 0.1, "slots": {"action": "next"}}, "skip it", 0.2, None),  # too low
+    ({"intent": "play_music", "confidence": 0.4, "slots": {}}, "some tunes", 0.2, None),  # query missing
+    ({"intent": "set_temperature", "confidence": 0.4, "slots": {"temperature": "45"}}, "45 degrees", 0.2, None),
+    ({"intent": "set_temperature", "confidence": 0.4, "slots": {"temperature": "22"}}, "so cold", 0.2, None),
+    ({"intent": "robot_move", "confidence": 0.4, "slots": {"direction": "left"}}, "left a bit?", 0.2, "robot_move"),
+    (None, "hello", 0.2, None)])
+def test_clarify_asks_about_a_complete_command_that_came_second(confirmations, second, text, above, asked):
+    out = confirmations.clarify(declined(second), text, above)
+    assert (out.intent if out else None) == asked
+    if out:
+        assert out.slots == second["slots"] and out.confidence == second["confidence"] and out.second is None
+        assert confirmations.ask("s", out).confirmed is False
+    assert confirmations.clarify(declined(second, source=CLOUD), text, above) is None  # only the edge's declines
+
+
 def test_confirm_words_file_errors_name_the_file(tmp_path):
     with pytest.raises(ConfirmWordsError, match="missing.yaml"):
         load_words(tmp_path / "missing.yaml")

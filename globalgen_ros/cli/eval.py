@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from globalgen_ros.scoring import CasesError, load_cases, report_text, score
+from globalgen_ros.serving.confirm import CLARIFY_ABOVE
 from globalgen_ros.serving.stop_ngrams import DEFAULT_THRESHOLD
 from globalgen_ros.watchdog.language import detect_language
 
@@ -47,6 +48,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="with --stop-list: confidence of the model path (reflex.model_threshold; default 0.9)")
     p.add_argument("--ngram-threshold", type=float, default=DEFAULT_THRESHOLD,
                    help="probability the n-gram stop model needs to fire the reflex (reflex.ngram_threshold; 0 = off)")
+    p.add_argument("--clarify-above", type=float, default=CLARIFY_ABOVE,
+                   help="ask about the command the model put second when it declines with it at this probability "
+                        f"or more (confirm.clarify_above; default {CLARIFY_ABOVE:g}, 0 = off)")
     p.add_argument("--stop-min-confidence", type=float,
                    help="confidence a stop the understanding model decides needs (default: the model's own, nlu.json)")
     return p
@@ -92,12 +96,15 @@ def node_expectation(case: dict, schema) -> dict:
 def model_answer(assistant, text: str) -> dict:
     """Return the model's own answer to `text` as a prediction row."""
     r = assistant.respond(text)
-    return {"text": text, "intent": r.intent, "slots": r.slots, "response": r.text, "confidence": r.confidence}
+    return {"text": text, "intent": r.intent, "slots": r.slots, "response": r.text, "confidence": r.confidence,
+            "second": r.second}
 
 
-def node_rules(assistant, model_dir: str | Path | None = None, ngram_threshold: float = 0.0):
-    """Return a function answering a text as globalgen_node does: reflex, model, answer checks, and whether the
-    answer is first asked (`asked`: requires_confirmation, or motion below the intent's confirm_below)."""
+def node_rules(assistant, model_dir: str | Path | None = None, ngram_threshold: float = 0.0,
+               clarify_above: float = 0.0):
+    """Return a function answering a text as globalgen_node does (cloud disabled): reflex, model, answer checks,
+    clarify, and whether the answer is first asked (`asked`: requires_confirmation, motion below the intent's
+    confirm_below, or a decline turned into a question about the command that came second)."""
     from globalgen_ros.serving.checks import check_answer
     from globalgen_ros.serving.confirm import Confirmations
     from globalgen_ros.serving.reflex import StopReflex
@@ -113,8 +120,12 @@ def node_rules(assistant, model_dir: str | Path | None = None, ngram_threshold: 
         row = model_answer(assistant, text)
         lang = detect_language(text)
         checked = check_answer(Outcome(OK, EDGE, row["response"], lang, intent=row["intent"], slots=row["slots"],
-                                       confidence=row["confidence"]), text, assistant.schema)
-        asked = confirmations.needs_asking(checked)  # published as a question: nothing moves before a "yes"
+                                       confidence=row["confidence"], second=row["second"]), text, assistant.schema)
+        second = confirmations.clarify(checked, text, clarify_above)
+        checked = second or checked
+        asked = second is not None or confirmations.needs_asking(checked)  # a question: nothing moves before "yes"
+        if asked:
+            checked = confirmations.ask("eval", checked)  # the question the node would speak
         return dict(row, intent=checked.intent, slots=checked.slots, response=checked.text, notes=checked.notes,
                     asked=asked)
     return answer
@@ -152,7 +163,7 @@ def run(args) -> int:
         return 2
     predictions = []
     answer = (lambda text: model_answer(assistant, text)) if args.model_only else node_rules(
-        assistant, args.model_dir, args.ngram_threshold)
+        assistant, args.model_dir, args.ngram_threshold, args.clarify_above)
     if not args.model_only:
         cases = [node_expectation(case, assistant.schema) for case in cases]
     for case in progress(cases, quiet=args.json):

@@ -12,6 +12,7 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
+from globalgen_ros.serving.confirm import CLARIFY_ABOVE
 from globalgen_ros.serving.reflex import ReflexWordsError, load_words
 from globalgen_ros.serving.stop_ngrams import DEFAULT_THRESHOLD
 from globalgen_ros.watchdog.cloud import parse_base_url
@@ -104,6 +105,9 @@ SPECS = [
          "before it, so no motion intent is published after a stop"),
     Spec("confirm.timeout_s", 10.0, "a question asked before a requires_confirmation intent (call) waits this long "
          "for yes or no in its session; then it is cancelled", (0.5, 3600.0)),
+    Spec("confirm.clarify_above", CLARIFY_ABOVE, "when the edge model declines with a schema command second at this "
+         "probability or more (slots complete and in range) and no cloud answered, ask about that command instead "
+         "(\"Turn the volume up?\"); 0 = decline as before (docs/model.md, session 26)", (0.0, 1.0)),
     Spec("confirm.words_path", "", "yes / no word lists of the confirmation; empty = the shipped config/confirm.yaml",
          read_only=True),
     Spec("session.max_turns", 2, "most earlier turns of a session passed as context (0 = none); past it the "

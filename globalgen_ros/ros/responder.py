@@ -296,7 +296,12 @@ class Responder:
         with self.epochs.lock:  # decide and publish atomically with respect to a stop (see stop_reflex)
             if answered and outcome.source != REFLEX and self._superseded(job):
                 outcome, answered = Outcome(REJECTED, NODE, "", job.language, error=SUPERSEDED), False
-            if answered and self.confirmations.needs_asking(outcome):
+            second = self.confirmations.clarify(outcome, job.text, self.p["confirm.clarify_above"]) if (
+                answered and req is not None) else None
+            if second is not None:  # declined, with a command second: ask about it instead ("Turn it up?")
+                outcome = self.confirmations.ask(job.session_id, second)
+                self.log.info(f"{job.utterance_id}: {outcome.notes[-1]}")
+            elif answered and self.confirmations.needs_asking(outcome):
                 outcome = self.confirmations.ask(job.session_id, outcome)  # "Call Mom?": act on "yes" only
             stamp = self._stamp()
             if answered and outcome.source != REFLEX:

@@ -2,9 +2,10 @@
 
 An intent whose schema says `requires_confirmation` is published first as a question (flag set, reply "Call
 Mom?"), and so is one the edge model decided with a confidence below the intent's `confirm_below` (uncertain
-motion: "Go to the kitchen?"); the session's next utterance decides: "yes / 好的 / 打吧" publishes the same intent
-with the flag cleared, "no / 取消 / 算了" cancels, anything else cancels and is answered as a new request, and the
-question expires after `timeout_s`. A lone "yes" with nothing pending confirms nothing.
+motion: "Go to the kitchen?") or declined with that command second (`clarify`: "Should I turn the volume up?").
+The session's next utterance decides: "yes / 好的 / 打吧" publishes the same intent with the flag cleared,
+"no / 取消 / 算了" cancels, anything else cancels and is answered as a new request, and the question expires
+after `timeout_s`. A lone "yes" with nothing pending confirms nothing.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from pathlib import Path
 
 import yaml
 
+from globalgen_ros.serving.checks import check_answer
 from globalgen_ros.serving.reflex import units
 from globalgen_ros.watchdog.language import CANCELLED, CONFIRM, NOTHING_TO_CONFIRM, base_language, say
 from globalgen_ros.watchdog.supervisor import EDGE, NODE, OK, Outcome
 
 ANSWERS = ("yes", "no")
+CLARIFY_ABOVE = 0.0  # confirm.clarify_above's default: 0 = a decline stands (docs/model.md, session 26)
 
 
 class ConfirmWordsError(ValueError):
@@ -84,6 +87,21 @@ class Confirmations:
             return False
         spec = self.schema[outcome.intent]
         return spec.requires_confirmation or (outcome.source == EDGE and outcome.confidence < spec.confirm_below)
+
+    def clarify(self, outcome: Outcome, text: str, above: float) -> Outcome | None:
+        """Return the command the edge model put second, as an answer to ask about, when it declined `text` (an
+        OK edge `none`) with that command at probability >= `above` (> 0) and the command's slots pass the answer
+        checks (complete, numbers said, in range); else None: the decline stands."""
+        second = outcome.second
+        if (above <= 0.0 or second is None or outcome.status != OK or outcome.source != EDGE
+                or outcome.intent != "none" or second["confidence"] < above or second["intent"] not in self.schema):
+            return None
+        candidate = check_answer(replace(outcome, intent=second["intent"], slots=dict(second["slots"]),
+                                         confidence=second["confidence"], second=None), text, self.schema)
+        if candidate.intent != second["intent"]:
+            return None  # a slot missing or out of range: nothing to ask about
+        return replace(candidate, notes=[*candidate.notes, f"declined, {second['intent']} second at "
+                                         f"{second['confidence']:.2f}: asked (confirm.clarify_above={above:g})"])
 
     def ask(self, session_id: str, outcome: Outcome) -> Outcome:
         """Remember `outcome` for the session; return it as the question (flag set, the reply asks)."""

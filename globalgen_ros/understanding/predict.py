@@ -223,7 +223,8 @@ class Understanding:
         return {"norm": norm, "idx": idx, "offsets": offsets, "intent": il[0], "tags": tl[0], "enum": el[0]}
 
     def predict(self, text: str, remember: bool = False) -> dict:
-        """{"intent", "confidence", "slots": {name: value}, "spans": {name: (start, end)}} for one utterance.
+        """{"intent", "confidence", "slots": {name: value}, "spans": {name: (start, end)}} for one utterance;
+        with `none` first, "second": {"intent", "confidence", "slots"} names the command that came second.
 
         remember: keep the result for the next predict() of the same text, which takes it instead of running the
         model again (the node's stop check on the callback thread, then its worker; nothing else is cached)."""
@@ -250,7 +251,16 @@ class Understanding:
         slots.update(self.enum_slots(intent, el))
         order = list(types)
         slots = {k: slots[k] for k in order if k in slots}
-        return {"intent": intent, "confidence": float(p.max()), "slots": slots, "spans": spans}
+        out = {"intent": intent, "confidence": float(p.max()), "slots": slots, "spans": spans}
+        if intent == "none" and norm:  # the command that came second, for a question instead of a decline
+            second = self.layout.intents[int(np.argsort(-p)[1])]
+            if second not in ("none", "stop"):
+                types = self.layout.slot_types.get(second, {})
+                alt, _ = self.span_slots(text, idx, offsets, tl.argmax(-1), types)
+                alt.update(self.enum_slots(second, el))
+                out["second"] = {"intent": second, "confidence": float(np.sort(p)[-2]),
+                                 "slots": {k: alt[k] for k in types if k in alt}}
+        return out
 
 
 def main() -> None:

@@ -61,6 +61,7 @@ class Outcome:
     raw: str = ""
     confirmed: bool | None = None  # None: not a confirmation matter; False: published as a question; True: confirmed
     notes: list[str] = field(default_factory=list)  # what the checks changed (logged)
+    second: dict | None = None  # an edge decline: the command the understanding model put second (clarify)
 
 
 @dataclass
@@ -118,7 +119,8 @@ class Watchdog:
                             f"< watchdog.min_confidence={cfg.min_confidence:g}")
         outcome = Outcome(OK, EDGE, reply.text, req.language, intent=reply.intent,
                           slots=dict(reply.slots), confidence=reply.confidence, strategy=reply.strategy,
-                          tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms, raw=reply.raw)
+                          tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms, raw=reply.raw,
+                          second=reply.second)
         if (cfg.cloud_enabled or self.onboard is not None) and is_decline(outcome):  # an open question or a
             return Deferral(f"declined on the edge ({reply.text!r})", decline=outcome)  # request outside the schema
         return outcome
