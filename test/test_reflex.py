@@ -310,6 +310,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 27 (a ski resort, road works, a museum, a bus depot) taught bus as a machine ("bus forty two stop"), "request
 # stop" as a place, "later" / "in the afternoon" as conditions, 号机 ("三号机停下来"), 等一下 said twice, 的话 as a
 # condition, 停车标志, and narrations (还好停了, 刹车…刚修过 / 保养过, 就会停, 刚好停住了).
+# List 28 (session 27: a theme park, a hospital and care home, a mine and quarry, a garden) taught coaster, ride,
+# crusher, float and 钻机 as machines, "stop lowering", 别降了 / 别升了 / 别剪了, "embarrassing" as banter, "on that
+# idea", "the name of", "funny word", 等指令 and 让我想想 as set phrases; "full stop" as a set phrase was tried and left
+# out (urgent in lists 12, 24, 25). Its false stops are children and pets addressed ("Rex, stop! Leave the sandwich
+# alone.", "狗狗别跑了，过来吃饭") and "i cant stop eating cotton candy".
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -325,7 +330,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_22.json": {"en": 0.93, "zh": 0.90}, "reflex_stops_23.json": {"en": 0.94, "zh": 0.90},
                 "reflex_stops_24.json": {"en": 0.93, "zh": 0.89}, "reflex_stops_25.json": {"en": 0.71, "zh": 0.78},
                 "reflex_stops_26.json": {"en": 0.90, "zh": 0.91},
-                "reflex_stops_27.json": {"en": 0.89, "zh": 0.84}}
+                "reflex_stops_27.json": {"en": 0.89, "zh": 0.84}, "reflex_stops_28.json": {"en": 0.89, "zh": 0.92}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -335,7 +340,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
                      "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1},
                      "reflex_stops_23.json": {"zh": 1}, "reflex_stops_25.json": {"en": 2, "zh": 3},
-                     "reflex_stops_26.json": {"en": 8, "zh": 2}, "reflex_stops_27.json": {"en": 2, "zh": 5}}
+                     "reflex_stops_26.json": {"en": 8, "zh": 2}, "reflex_stops_27.json": {"en": 2, "zh": 5},
+                     "reflex_stops_28.json": {"en": 5, "zh": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
