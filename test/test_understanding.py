@@ -11,13 +11,13 @@ from model_fixtures import DEFAULT_MODEL
 NLU = DEFAULT_MODEL / "nlu"
 GOLDEN = [  # (text, intent, slots): what the shipped model says (regenerate with the model: docs/model.md)
     # v21 (session 20): "the table" for "table" (v18); v23 (session 22): "the red cup" for "red cup"; v27s (session
-    # 24): "red cup" again; the scorer ignores a leading article
+    # 24): "red cup" again; v35s (session 27): "the red cup"; the scorer ignores a leading article
     ("导航到西单大悦城", "navigate", {"destination": "西单大悦城"}),
     ("call Renée", "call", {"contact": "Renée"}),
     ("phone Bjørn", "call", {"contact": "Bjørn"}),
     ("navigate to Müllerstraße", "navigate", {"destination": "Müllerstraße"}),
     ("我想听周杰伦的歌", "play_music", {"query": "周杰伦"}),
-    ("put the red cup on the table", "robot_place", {"object": "red cup", "location": "the table"}),
+    ("put the red cup on the table", "robot_place", {"object": "the red cup", "location": "the table"}),
     ("机器人往前走一米五", "robot_move", {"direction": "forward", "distance": "1.5"}),
     ("turn the fan up to 4", "none", {}),
     ("把音量调到5", "none", {}),
@@ -66,7 +66,8 @@ def test_the_manifest_records_the_understanding_model_and_its_floor():
     manifest = json.loads((DEFAULT_MODEL / "manifest.json").read_text(encoding="utf-8"))
     entry = manifest["understanding"]
     assert all(f"nlu/{name}" in manifest["files"] for name in ("nlu.int8.onnx", "tokenizer.json", "nlu.json"))
-    assert (NLU / "nlu.int8.onnx").stat().st_size <= 40 * 2**20
+    # 66 MiB since v35s (session 27): the vocabulary keeps every Latin-script piece of e5's (122,954 pieces)
+    assert (NLU / "nlu.int8.onnx").stat().st_size <= 70 * 2**20
     held_out = entry["eval"]["eval_jsonl"]["by_lang"]
     for lang in ("zh", "en"):  # the held-out template split stays at the 95 % target
         assert held_out[lang]["intent_acc"] >= 0.95, lang
