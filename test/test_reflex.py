@@ -315,6 +315,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # idea", "the name of", "funny word", 等指令 and 让我想想 as set phrases; "full stop" as a set phrase was tried and left
 # out (urgent in lists 12, 24, 25). Its false stops are children and pets addressed ("Rex, stop! Leave the sandwich
 # alone.", "狗狗别跑了，过来吃饭") and "i cant stop eating cotton candy".
+# List 29 (session 28: a restaurant kitchen, a supermarket, a railway and tram network, a laboratory) taught loco,
+# locomotive, tram and stage as machines, "track workers" / 施工人员 as hazards, 机车, 麻烦 as a lead, 拍一张 / 拍照 /
+# 会自动 / 这种事 as set phrases, 按钮 / 手柄 after 紧急停车 (a part, not an order), 规定 / 就得 as rules. Its false
+# stops are people addressed or quoted ("Lily, stop it, no more breadsticks", "宝宝别跑了") and narrations that
+# name a person (上次有人拉了紧急制动).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -330,7 +335,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_22.json": {"en": 0.93, "zh": 0.90}, "reflex_stops_23.json": {"en": 0.94, "zh": 0.90},
                 "reflex_stops_24.json": {"en": 0.93, "zh": 0.89}, "reflex_stops_25.json": {"en": 0.71, "zh": 0.78},
                 "reflex_stops_26.json": {"en": 0.90, "zh": 0.91},
-                "reflex_stops_27.json": {"en": 0.89, "zh": 0.84}, "reflex_stops_28.json": {"en": 0.89, "zh": 0.92}}
+                "reflex_stops_27.json": {"en": 0.89, "zh": 0.84}, "reflex_stops_28.json": {"en": 0.89, "zh": 0.92},
+                "reflex_stops_29.json": {"en": 0.90, "zh": 0.92}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -339,9 +345,9 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2},
                      "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
                      "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1},
-                     "reflex_stops_23.json": {"zh": 1}, "reflex_stops_25.json": {"en": 2, "zh": 3},
+                     "reflex_stops_23.json": {"zh": 1}, "reflex_stops_25.json": {"en": 2, "zh": 2},
                      "reflex_stops_26.json": {"en": 8, "zh": 2}, "reflex_stops_27.json": {"en": 2, "zh": 5},
-                     "reflex_stops_28.json": {"en": 5, "zh": 2}}
+                     "reflex_stops_28.json": {"en": 5, "zh": 2}, "reflex_stops_29.json": {"en": 2, "zh": 4}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
