@@ -315,11 +315,10 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # idea", "the name of", "funny word", 等指令 and 让我想想 as set phrases; "full stop" as a set phrase was tried and left
 # out (urgent in lists 12, 24, 25). Its false stops are children and pets addressed ("Rex, stop! Leave the sandwich
 # alone.", "狗狗别跑了，过来吃饭") and "i cant stop eating cotton candy".
-# List 29 (session 28: a restaurant kitchen, a supermarket, a railway and tram network, a laboratory) taught loco,
-# locomotive, tram and stage as machines, "track workers" / 施工人员 as hazards, 机车, 麻烦 as a lead, 拍一张 / 拍照 /
-# 会自动 / 这种事 as set phrases, 按钮 / 手柄 after 紧急停车 (a part, not an order), 规定 / 就得 as rules. Its false
-# stops are people addressed or quoted ("Lily, stop it, no more breadsticks", "宝宝别跑了") and narrations that
-# name a person (上次有人拉了紧急制动).
+# List 29 (session 28: a restaurant kitchen, a supermarket, a railway and tram network, a laboratory) taught tram,
+# stage and 机车 as machines, "track workers" / 施工人员 as hazards, 拍一张 / 拍照 / 会自动 / 这种事 as set phrases,
+# 手柄 after 紧急制动 (a part, not an order), 规定 as a rule. Its false stops are people addressed or quoted ("Lily,
+# stop it, no more breadsticks", "宝宝别跑了") and narrations that name a person (上次有人拉了紧急制动).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
