@@ -319,6 +319,12 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # stage and 机车 as machines, "track workers" / 施工人员 as hazards, 拍一张 / 拍照 / 会自动 / 这种事 as set phrases,
 # 手柄 after 紧急制动 (a part, not an order), 规定 as a rule. Its false stops are people addressed or quoted ("Lily,
 # stop it, no more breadsticks", "宝宝别跑了") and narrations that name a person (上次有人拉了紧急制动).
+# List 30 (session 29: an airport, a zoo and safari park, a golf course and stadium, a hotel) taught 拖车, 吓死我了
+# and 摄像头 as leads, 长颈鹿 as a hazard, 莫走 (south-western 别走), "stop the press" / "stop by" / "hand signal" and
+# stops of a timer, download or announcement as set phrases, "at every" as a rule, tickling and "your sister" as
+# banter, 喘口气 / 停停手 / 还好它 as set phrases. Its false stops are people addressed ("Hey, stop it, Max, …",
+# "stop eating the crayons sweetie") and a bus stop skipped; its misses "hey safari bus stop" and "carts are
+# jackknifing stop" (a stop said after the hazard).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -335,7 +341,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_24.json": {"en": 0.93, "zh": 0.89}, "reflex_stops_25.json": {"en": 0.71, "zh": 0.78},
                 "reflex_stops_26.json": {"en": 0.90, "zh": 0.91},
                 "reflex_stops_27.json": {"en": 0.89, "zh": 0.84}, "reflex_stops_28.json": {"en": 0.89, "zh": 0.92},
-                "reflex_stops_29.json": {"en": 0.90, "zh": 0.92}}
+                "reflex_stops_29.json": {"en": 0.90, "zh": 0.92}, "reflex_stops_30.json": {"en": 0.91, "zh": 0.88}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -345,8 +351,9 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
                      "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1},
                      "reflex_stops_23.json": {"zh": 1}, "reflex_stops_25.json": {"en": 2, "zh": 2},
-                     "reflex_stops_26.json": {"en": 8, "zh": 2}, "reflex_stops_27.json": {"en": 2, "zh": 5},
-                     "reflex_stops_28.json": {"en": 5, "zh": 2}, "reflex_stops_29.json": {"en": 2, "zh": 4}}
+                     "reflex_stops_26.json": {"en": 8, "zh": 2}, "reflex_stops_27.json": {"en": 1, "zh": 5},
+                     "reflex_stops_28.json": {"en": 5, "zh": 2}, "reflex_stops_29.json": {"en": 2, "zh": 4},
+                     "reflex_stops_30.json": {"en": 3, "zh": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

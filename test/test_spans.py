@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from globalgen_ros.grounding.words import close_marks, drop_restart, is_latin_word_char, join_names, widen_to_words
+from globalgen_ros.grounding.words import (close_marks, conventional_span, drop_restart, is_latin_word_char, join_names,
+                                          widen_to_words)
 from globalgen_ros.scoring import cuts_a_chinese_word, cuts_a_word
 from globalgen_ros.understanding.predict import last_spans, mend_inside_tags, widen_to_cjk_words, widen_to_numeral
 from globalgen_ros.watchdog.language import is_cjk
@@ -175,3 +176,36 @@ def test_a_mended_span_is_words_said_and_no_wider_than_the_utterance(words, data
     b = data.draw(st.integers(a + 1, len(text)))
     lo, hi = drop_restart(text, *close_marks(text, *widen_to_words(text, *join_names(text, a, b))))
     assert 0 <= lo <= hi <= len(text)
+
+
+@pytest.mark.parametrize("text, span, slot, value", [
+    ("把那个碗拿过来", "碗", "object", "那个碗"),  # a demonstrative and its classifier before an object
+    ("你帮我把那瓶酱油拿过来", "酱油", "object", "那瓶酱油"),
+    ("把这些退货拿走", "退货", "object", "这些退货"),
+    ("帮我把我的老花镜拿过来", "老花镜", "object", "我的老花镜"),  # a possessive
+    ("帮我把我的老花镜拿过来", "把我的老花镜", "object", "我的老花镜"),  # 把我 is one piece of the vocabulary
+    ("给我妈打电话", "给我妈", "contact", "我妈"),
+    ("给老王打电话", "老王", "contact", "老王"),  # nothing to drop or add
+    ("放到床头柜上", "床头柜", "location", "床头柜上"),  # a localizer after a location
+    ("去冰箱那边", "冰箱", "location", "冰箱那边"),
+    ("去门口那里看一下", "门口那里", "location", "门口那里"),  # already there: not doubled
+    ("把可乐放冰箱里", "冰箱", "location", "冰箱里"),
+    ("把书放桌上", "书", "object", "书"),  # an object keeps no localizer
+    ("导航到那个加油站", "加油站", "destination", "加油站"),  # destinations are names: left as said
+    ("pick up my reading glasses", "reading glasses", "object", "my reading glasses"),  # an English possessive
+    ("call her mum", "mum", "contact", "her mum"),
+    ("bring her the remote", "the remote", "object", "the remote"),  # "her" is not the remote's owner here
+    ("navigate to my office", "my office", "destination", "my office")])
+def test_span_conventions(text, span, slot, value):
+    a = text.index(span)
+    lo, hi = conventional_span(text, a, a + len(span), slot)
+    assert text[lo:hi] == value
+
+
+@given(st.lists(WORDS, min_size=1, max_size=8), st.sampled_from(["object", "location", "contact", "query"]), st.data())
+def test_a_conventional_span_only_grows_over_words_said_next_to_it(words, slot, data):
+    text = "".join(words)
+    a = data.draw(st.integers(0, len(text) - 1))
+    b = data.draw(st.integers(a + 1, len(text)))
+    lo, hi = conventional_span(text, a, b, slot)
+    assert 0 <= lo <= hi <= len(text) and lo <= a + 1 and hi >= b

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from globalgen_ros.watchdog.language import is_cjk
+
 
 def is_latin_word_char(ch: str) -> bool:
     """Latin letter, digit, or an in-word apostrophe/hyphen-like mark."""
@@ -92,3 +94,35 @@ def drop_restart(text: str, a: int, b: int) -> tuple[int, int]:
             a = words[1][0]
         else:
             return a, b
+
+
+
+# Span conventions (docs/model.md, session 29): how the blind sets' writers bound a span of the words said.
+CLASSIFIERS = "个只瓶件本把张条块双盒袋包杯碗台支根箱桶串副顶辆位片罐封份套颗粒盘堆"
+DETERMINER_BEFORE = re.compile(rf"(?:[这那](?:一|几)?[{CLASSIFIERS}]?|[这那]些|[我你他她它咱]们?的|自己的)$")
+LOCALIZERS = "上面|里面|下面|旁边|边上|那边|这边|那里|这里|那儿|这儿|上|里"
+LOCALIZER_AFTER = re.compile(LOCALIZERS)
+LOCALIZER_END = re.compile(f"(?:{LOCALIZERS})$")
+POSSESSIVE_BEFORE = re.compile(r"(?i)\b(?:my|your|his|her|our|their)\s+$")
+
+
+def conventional_span(text: str, a: int, b: int, slot: str) -> tuple[int, int]:
+    """Bound [a, b) as the words said: a Chinese object or location keeps the demonstrative or possessive before it
+    (那瓶酱油, 我的水杯) and a location its localizer (床头柜上); a Chinese span drops a 把 / 给 the vocabulary glued
+    to the pronoun after it (把我的老花镜 -> 我的老花镜); an English span keeps a possessive before it (my glasses)."""
+    if a >= b:
+        return a, b
+    if any(is_cjk(ch) for ch in text[a:b]):
+        if slot in ("object", "contact", "location") and b - a > 2 and text[a] in "把给":
+            a += 1
+        before = DETERMINER_BEFORE.search(text, 0, a)
+        if slot in ("object", "location") and before:
+            a = before.start()
+        after = LOCALIZER_AFTER.match(text, b)
+        if slot == "location" and after and not LOCALIZER_END.search(text, a, b):
+            b = after.end()
+    elif slot in ("object", "location", "contact") and text[a:b].split()[0].lower() not in ARTICLES:
+        before = POSSESSIVE_BEFORE.search(text, 0, a)
+        if before:
+            a = before.start()
+    return a, b

@@ -18,7 +18,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from globalgen_ros.grounding.numbers import numbers_said
-from globalgen_ros.grounding.words import close_marks, drop_restart, join_names, widen_to_words
+from globalgen_ros.grounding.words import close_marks, conventional_span, drop_restart, join_names, widen_to_words
 from globalgen_ros.understanding.labels import ABSENT, Layout, decode_bio
 from globalgen_ros.understanding.normalise import normalise, to_original_span
 from globalgen_ros.watchdog.language import is_cjk
@@ -197,6 +197,7 @@ class Understanding:
             if is_cjk(text[a]) or is_cjk(text[b - 1]):
                 a, b = widen_to_cjk_words(text, a, b)
             a, b = drop_restart(text, *close_marks(text, a, b))
+            a, b = conventional_span(text, a, b, name)
             found.append((name, a, b, None))
         spans = last_spans(text, found)
         slots = {name: (value if value is not None else text[a:b]) for name, (a, b, value) in spans.items()}
