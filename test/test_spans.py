@@ -6,8 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from globalgen_ros.grounding.words import (close_marks, conventional_span, drop_restart, is_latin_word_char, join_names,
-                                          widen_to_words)
+from globalgen_ros.grounding.words import (
+    close_marks,
+    conventional_span,
+    drop_restart,
+    is_latin_word_char,
+    join_names,
+    widen_to_words,
+)
 from globalgen_ros.scoring import cuts_a_chinese_word, cuts_a_word
 from globalgen_ros.understanding.predict import last_spans, mend_inside_tags, widen_to_cjk_words, widen_to_numeral
 from globalgen_ros.watchdog.language import is_cjk
