@@ -197,6 +197,10 @@ def test_a_mended_span_is_words_said_and_no_wider_than_the_utterance(words, data
     ("去门口那里看一下", "门口那里", "location", "门口那里"),  # already there: not doubled
     ("把可乐放冰箱里", "冰箱", "location", "冰箱里"),
     ("把书放桌上", "书", "object", "书"),  # an object keeps no localizer
+    ("把地上那条小被子捡起来", "小被子", "object", "地上那条小被子"),  # all that 把 governs
+    ("把狗啃坏的那只拖鞋捡起来", "那只拖鞋", "object", "狗啃坏的那只拖鞋"),
+    ("把那个，呃，水瓶拿来", "水瓶", "object", "水瓶"),  # a pause or a filler ends it
+    ("把药放到桌上", "桌上", "location", "桌上"),  # a location is not what 把 governs
     ("导航到那个加油站", "加油站", "destination", "加油站"),  # destinations are names: left as said
     ("pick up my reading glasses", "reading glasses", "object", "my reading glasses"),  # an English possessive
     ("call her mum", "mum", "contact", "her mum"),

@@ -103,13 +103,15 @@ DETERMINER_BEFORE = re.compile(rf"(?:[这那](?:一|几)?[{CLASSIFIERS}]?|[这�
 LOCALIZERS = "上面|里面|下面|旁边|边上|那边|这边|那里|这里|那儿|这儿|上|里"
 LOCALIZER_AFTER = re.compile(LOCALIZERS)
 LOCALIZER_END = re.compile(f"(?:{LOCALIZERS})$")
+GOVERNED_STOP = re.compile(r"[\s，。！？、,.!?;；：:把呃嗯啊哦额]")  # a pause or filler ends what 把 governs
 POSSESSIVE_BEFORE = re.compile(r"(?i)\b(?:my|your|his|her|our|their)\s+$")
 
 
 def conventional_span(text: str, a: int, b: int, slot: str) -> tuple[int, int]:
     """Bound [a, b) as the words said: a Chinese object or location keeps the demonstrative or possessive before it
     (那瓶酱油, 我的水杯) and a location its localizer (床头柜上); a Chinese span drops a 把 / 给 the vocabulary glued
-    to the pronoun after it (把我的老花镜 -> 我的老花镜); an English span keeps a possessive before it (my glasses)."""
+    to the pronoun after it (把我的老花镜 -> 我的老花镜), and an object is all that 把 governs (把地上那条小被子捡起来);
+    an English span keeps a possessive before it (my glasses)."""
     if a >= b:
         return a, b
     if any(is_cjk(ch) for ch in text[a:b]):
@@ -118,6 +120,9 @@ def conventional_span(text: str, a: int, b: int, slot: str) -> tuple[int, int]:
         before = DETERMINER_BEFORE.search(text, 0, a)
         if slot in ("object", "location") and before:
             a = before.start()
+        ba = text.rfind("把", 0, a)  # 把地上那条小被子捡起来: all that 把 governs is the object
+        if slot == "object" and ba >= 0 and 0 < a - ba - 1 <= 12 and not GOVERNED_STOP.search(text, ba + 1, a):
+            a = ba + 1
         after = LOCALIZER_AFTER.match(text, b)
         if slot == "location" and after and not LOCALIZER_END.search(text, a, b):
             b = after.end()
