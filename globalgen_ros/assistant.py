@@ -59,6 +59,7 @@ class Reply:
     understanding_ms: float = 0.0  # time the understanding model took (0: the decoder decided the header)
     header: str = "decoder"        # who decided intent and slots: understanding | understanding+copy | decoder
     second: dict | None = None     # declined by the understanding model: the command it put second (predict())
+    clause: str = ""               # the answer was read from this first clause of a declined utterance
 
 
 def check_text(text: str | bytes) -> str:
@@ -261,7 +262,8 @@ class Assistant:
                      ttft_ms=gen.stats.ttft_ms, finish_reason=gen.finish_reason,
                      strategy=gen.stats.strategy, raw=raw, stats=gen.stats, token_ids=gen.tokens,
                      understanding_ms=nlu_ms, header=header,
-                     second=nlu.get("second") if nlu is not None and valid and parsed.intent == "none" else None)
+                     second=nlu.get("second") if nlu is not None and valid and parsed.intent == "none" else None,
+                     clause=nlu.get("clause", "") if decided else "")
 
     def _checked_reply(self, text: str, intent: str, slots: dict[str, str], reply: str) -> str:
         """Return the decoder's reply if it knows the intent, answers in the user's language and repeats every text

@@ -82,11 +82,13 @@ class Confirmations:
 
     def needs_asking(self, outcome: Outcome) -> bool:
         """Return True if `outcome` is an answered intent whose schema asks for confirmation first: always
-        (`requires_confirmation`), or when the edge model decided it below the intent's `confirm_below`."""
+        (`requires_confirmation`), or when the edge model decided it below the intent's `confirm_below` or read it
+        from the first clause of an utterance it declined (an intent with a `confirm_below`: motion)."""
         if outcome.intent not in self.schema or outcome.confirmed is not None:
             return False
         spec = self.schema[outcome.intent]
-        return spec.requires_confirmation or (outcome.source == EDGE and outcome.confidence < spec.confirm_below)
+        uncertain = outcome.confidence < spec.confirm_below or (bool(outcome.clause) and spec.confirm_below > 0)
+        return spec.requires_confirmation or (outcome.source == EDGE and uncertain)
 
     def clarify(self, outcome: Outcome, text: str, above: float) -> Outcome | None:
         """Return the command the edge model put second, as an answer to ask about, when it declined `text` (an

@@ -62,6 +62,7 @@ class Outcome:
     confirmed: bool | None = None  # None: not a confirmation matter; False: published as a question; True: confirmed
     notes: list[str] = field(default_factory=list)  # what the checks changed (logged)
     second: dict | None = None  # an edge decline: the command the understanding model put second (clarify)
+    clause: str = ""            # an edge answer read from the first clause of a declined utterance (asked if motion)
 
 
 @dataclass
@@ -120,7 +121,7 @@ class Watchdog:
         outcome = Outcome(OK, EDGE, reply.text, req.language, intent=reply.intent,
                           slots=dict(reply.slots), confidence=reply.confidence, strategy=reply.strategy,
                           tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms, raw=reply.raw,
-                          second=reply.second)
+                          second=reply.second, clause=reply.clause)
         if (cfg.cloud_enabled or self.onboard is not None) and is_decline(outcome):  # an open question or a
             return Deferral(f"declined on the edge ({reply.text!r})", decline=outcome)  # request outside the schema
         return outcome
