@@ -126,7 +126,7 @@ def conventional_span(text: str, a: int, b: int, slot: str) -> tuple[int, int]:
         after = LOCALIZER_AFTER.match(text, b)
         if slot == "location" and after and not LOCALIZER_END.search(text, a, b):
             b = after.end()
-    elif slot in ("object", "location", "contact") and text[a:b].split()[0].lower() not in ARTICLES:
+    elif slot in ("object", "location", "contact") and (text[a:b].split() or [""])[0].lower() not in ARTICLES:
         before = POSSESSIVE_BEFORE.search(text, 0, a)
         if before:
             a = before.start()
