@@ -16,6 +16,7 @@ from globalgen_ros.watchdog.supervisor import EDGE, OK, Outcome
     ("play some jazz now and switch to rock when we hit the highway", "play some jazz now"),
     ("先导航去公司，到了再给老王打电话", "先导航去公司"),
     ("把空调打开 等会儿上高速再把窗户关上", "把空调打开"),  # a pause written as a space
+    ("打开 空调 等 会儿 上 高速 再 把 窗户 关上", None),  # a space between every word (vosk): no pauses
     ("take me to the airport", None),  # one clause: the model's reading of the whole stands
     ("if it rains, close the windows", None),  # the first clause is a condition
     ("明天早上，导航去机场", None),  # a later time

@@ -17,6 +17,8 @@ MIN_CONFIDENCE = 0.95  # the first clause's command must be this sure (docs/mode
 # Clause boundaries: punctuation and pauses; in English also the coordinators that chain requests.
 EN_SPLIT = re.compile(r"(?i)\s*(?:[,.;!]+\s*(?:and then|and|then|but)?|\s(?:and then|and|then)\s)\s*")
 ZH_SPLIT = re.compile(r"\s*[，。！；,.!;\s]+\s*")
+ZH_PUNCT_SPLIT = re.compile(r"\s*[，。！；,.!;]+\s*")  # a transcript with a space between every word (vosk): no pauses
+WORD_SPACED = 4  # Chinese text split by spaces into this many pieces or more is word-spaced
 # Conditions and later times: a clause that names one is not for now.
 EN_LATER = re.compile(r"(?i)\b(?:if|when|whenever|once|after|before|unless|later|tonight|tomorrow|until|till|"
                       r"in case)\b|\bat \d|\bin \w+ (?:minutes|hours)\b")
@@ -34,6 +36,8 @@ def first_clause(text: str) -> tuple[int, int] | None:
         return None
     zh = bool(CJK.search(text))
     split, later, unsure = (ZH_SPLIT, ZH_LATER, ZH_UNSURE) if zh else (EN_SPLIT, EN_LATER, EN_UNSURE)
+    if zh and len(text.split()) >= WORD_SPACED:
+        split = ZH_PUNCT_SPLIT
     bounds = [(0, 0)] + [(m.start(), m.end()) for m in split.finditer(text)] + [(len(text), len(text))]
     clauses = [(a, b) for (_, a), (b, _) in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
     if len(clauses) < 2 or any(unsure.search(text[a:b]) for a, b in clauses):
