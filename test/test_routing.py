@@ -95,7 +95,8 @@ def test_over_the_input_guard_is_an_error_that_says_too_long(node):
 def test_a_command_chained_with_a_later_one_is_answered_by_its_first_clause(node):
     final, intents = answer(node, "play some jazz now and switch to rock when we hit the highway", session_id="chain")
     assert (final.status, final.source, final.intent) == (OK, "edge", "play_music")
-    assert [(i.name, i.requires_confirmation, list(i.slot_values)) for i in intents] == [("play_music", False, ["jazz"])]
+    assert [(i.name, i.requires_confirmation, list(i.slot_values)) for i in intents] == [
+        ("play_music", False, ["jazz"])]
     final, intents = answer(node, "先导航去公司，到了再给老王打电话", session_id="chain")  # motion: asked first
     assert (final.status, final.source, final.intent, final.text) == (OK, "edge", "navigate", "要导航到公司吗？")
     assert [(i.name, i.requires_confirmation) for i in intents] == [("navigate", True)]
