@@ -96,7 +96,6 @@ def drop_restart(text: str, a: int, b: int) -> tuple[int, int]:
             return a, b
 
 
-
 # Span conventions (docs/model.md, session 29): how the blind sets' writers bound a span of the words said.
 CLASSIFIERS = "个只瓶件本把张条块双盒袋包杯碗台支根箱桶串副顶辆位片罐封份套颗粒盘堆"
 DETERMINER_BEFORE = re.compile(rf"(?:[这那](?:一|几)?[{CLASSIFIERS}]?|[这那]些|[我你他她它咱]们?的|自己的)$")
