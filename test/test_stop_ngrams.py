@@ -73,13 +73,14 @@ def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     for later), 583 of 585 stops. Session 26 added test sets 19-21 (unseen by the weights): 7 over 11,987 ("Max, stop
     it!", "Kya yeh robot stairs pe chal sakta hai?", "Do not put the glass on the edge, robot"), 607 of 611 stops.
     With test sets 22-29 (sessions 27-29, unseen by the weights): 9 over 17,679 (+ "柱子，快停下，车来了！", a person
-    called 柱子 warned, and "Max, stop! Sit!", a dog), 690 of 697 stops."""
+    called 柱子 warned, and "Max, stop! Sit!", a dog), 690 of 697 stops. With test sets 30-31 (sessions 29-30): 9 over
+    19,127 (a narrated 快停车 among them), 713 of 720 stops."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]
     found = sum(f for r, f in zip(rows, fired, strict=True) if r["intent"] == "stop")
     assert len(false) <= 9, false
-    assert found >= 690
+    assert found >= 710
 
 
 def test_the_reflex_fires_on_the_model_where_the_word_lists_do_not():
