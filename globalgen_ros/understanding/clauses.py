@@ -1,11 +1,13 @@
-"""Read the first clause of a declined utterance: a command for now chained with one for later or one the schema
-lacks ("take me to the airport, and if there's traffic, tell me", "先导航去公司，到了再给老王打电话").
+"""Read one clause of a declined utterance: a command for now chained with one for later or one the schema lacks
+("take me to the airport, and if there's traffic, tell me", "先导航去公司，到了再给老王打电话"), a command said after a
+remark ("lock the doors and call Dave"), or a command corrected ("pick up the remote, no, the phone, grab the phone").
 
-The understanding model reads the whole utterance and may decline it for its second half. When it does, the first
-clause alone is read again, under conditions measured on the spent blind sets (docs/model.md, session 29): no
-question, no clause that withdraws, negates or corrects ("call Dad, actually, never mind", "导航去机场，哦不对"), and a
-first clause that names no condition or later time ("if it rains, close the windows"). A motion intent read this way
-is asked first (serving/confirm.py): the rest of the utterance was not understood.
+The understanding model reads the whole utterance and may decline it for the rest. When it does, one clause alone is
+read again, under conditions measured on the spent blind sets (docs/model.md, sessions 29 and 30): the first clause
+when nothing withdraws, negates, corrects or defers anywhere; else the last clause when, moreover, what comes before
+it is more than a vocative ("Mum, call Dad" is speech to a person); else, after a correction with no withdrawal, the
+last clause without its correction words. A motion intent read this way is asked first (serving/confirm.py): the rest
+of the utterance was not understood.
 """
 
 from __future__ import annotations
@@ -46,16 +48,81 @@ def first_clause(text: str) -> tuple[int, int] | None:
     return None if later.search(text[a:b]) else (a, b)
 
 
-def read_first_clause(predict, text: str) -> dict | None:
-    """Return the prediction of the first clause, spans in the utterance's offsets and "clause" set to its words,
-    when it is a command (not `stop`) at MIN_CONFIDENCE or more; else None. `predict` reads one text."""
-    span = first_clause(text)
-    if span is None:
+# The last clause may follow a question or a "so"; the first clause must be more than a vocative.
+EN_LAST_SPLIT = re.compile(r"(?i)\s*(?:[,.;!?]+\s*(?:and then|and|then|but|so)?|\s(?:and then|and|then)\s)\s*")
+ZH_LAST_SPLIT = re.compile(r"\s*[，。！？；,.!?;\s]+\s*")
+ZH_LAST_PUNCT_SPLIT = re.compile(r"\s*[，。！？；,.!?;]+\s*")
+EN_TIME = re.compile(r"(?i)\b(?:o'?clock|half (?:past )?\w+|quarter (?:past|to) \w+|every|each time|as soon as|"
+                     r"should (?:it|the|we|you|i|he|she|they)|on my (?:count|signal|mark)|[ap]\.?m|noon|midnight)\b|"
+                     r"\d:\d\d")
+ZH_TIME = re.compile(r"[一二三四五六七八九十两半\d]点|点钟|每天|每次|每回|早上|中午|下午|明早")
+EN_SUBJECT = re.compile(r"(?i)^(?:i|i'?d|i'?ll|i'?m|i'?ve|we|we'?d|we'?ll|he|she|they)\b")
+MIN_FIRST_WORDS, MIN_FIRST_CHARS = 3, 5  # the first clause: more than a vocative
+# Corrections ("no, the phone", 我是说开窗) without a withdrawal (never mind, 算了): the last clause is the command.
+EN_CORRECTION = re.compile(r"(?i)\b(?:no|actually|sorry|i mean|i meant|make that|scratch that|rather|instead|"
+                           r"correction)\b")
+ZH_CORRECTION = re.compile(r"不对|我是说|说错了|不是.{1,8}是|改成|换成")
+EN_WITHDRAWAL = re.compile(r"(?i)never ?mind|forget (?:it|that|about)|cancel|don'?t bother|leave it|no need|not now|"
+                           r"hold off|don'?t|do not")
+ZH_WITHDRAWAL = re.compile(r"算了|不用了|不要了|取消|别了|先别|不用")
+EN_CORRECTION_WORDS = re.compile(r"(?i)^(?:(?:no|nope|actually|sorry|wait|i mean|i meant|rather|instead|make that|"
+                                 r"make it|oh|uh|um|er|hmm|well|ok|okay)\b[\s,]*)+")
+ZH_CORRECTION_WORDS = re.compile(r"^(?:不对|不是|我是说|我说的是|说错了|哦|呃|额|嗯|啊|改成|换成)+")
+
+
+def _last_clauses(text: str) -> list[tuple[int, int]]:
+    """Return the (start, end) of each clause for the last-clause readings."""
+    zh = bool(CJK.search(text))
+    split = EN_LAST_SPLIT
+    if zh:
+        split = ZH_LAST_PUNCT_SPLIT if len(text.split()) >= WORD_SPACED else ZH_LAST_SPLIT
+    bounds = [(0, 0)] + [(m.start(), m.end()) for m in split.finditer(text)] + [(len(text), len(text))]
+    return [(a, b) for (_, a), (b, _) in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
+
+
+def last_clause(text: str) -> tuple[int, int] | None:
+    """Return the (start, end) of the last clause if it qualifies for a second reading, else None."""
+    zh = bool(CJK.search(text))
+    later, time, unsure = (ZH_LATER, ZH_TIME, ZH_UNSURE) if zh else (EN_LATER, EN_TIME, EN_UNSURE)
+    clauses = _last_clauses(text)
+    if (len(clauses) < 2 or text.rstrip().endswith(("?", "？")) or unsure.search(text) or later.search(text)
+            or time.search(text)):
         return None
-    a, b = span
-    out = predict(text[a:b])
-    if out["intent"] in ("none", "stop") or out["confidence"] < MIN_CONFIDENCE:
+    a, b = clauses[-1]
+    first = text[clauses[0][0]:clauses[0][1]]  # "Ben, go to the garage and get the toolbox": a name first
+    long_enough = len(re.sub(r"\W", "", first)) >= MIN_FIRST_CHARS if zh else len(first.split()) >= MIN_FIRST_WORDS
+    return (a, b) if long_enough and (zh or not EN_SUBJECT.match(text[a:b])) else None
+
+
+def corrected_clause(text: str) -> tuple[int, int] | None:
+    """Return the (start, end) of the last clause without its correction words, if the utterance corrects itself
+    and withdraws nothing, else None."""
+    zh = bool(CJK.search(text))
+    correction, withdrawal, lead, unsure = ((ZH_CORRECTION, ZH_WITHDRAWAL, ZH_CORRECTION_WORDS, ZH_UNSURE) if zh else
+                                            (EN_CORRECTION, EN_WITHDRAWAL, EN_CORRECTION_WORDS, EN_UNSURE))
+    clauses = _last_clauses(text)
+    if (len(clauses) < 2 or text.rstrip().endswith(("?", "？")) or not correction.search(text)
+            or withdrawal.search(text)):
         return None
-    out["spans"] = {name: (s + a, e + a) for name, (s, e) in out.get("spans", {}).items()}
-    out["clause"] = text[a:b]
-    return out
+    a, b = clauses[-1]
+    a += lead.match(text[a:b]).end() if lead.match(text[a:b]) else 0
+    a += len(text[a:b]) - len(text[a:b].lstrip())
+    return (a, b) if a < b and not unsure.search(text[a:b]) else None
+
+
+def read_clause(predict, text: str) -> dict | None:
+    """Return the prediction of one clause (first, last, corrected: the first that qualifies and is a command),
+    spans in the utterance's offsets and "clause" set to its words, when it is a command (not `stop`) at
+    MIN_CONFIDENCE or more; else None. `predict` reads one text."""
+    for find in (first_clause, last_clause, corrected_clause):
+        span = find(text)
+        if span is None:
+            continue
+        a, b = span
+        out = predict(text[a:b])
+        if out["intent"] in ("none", "stop") or out["confidence"] < MIN_CONFIDENCE:
+            continue
+        out["spans"] = {name: (s + a, e + a) for name, (s, e) in out.get("spans", {}).items()}
+        out["clause"] = text[a:b]
+        return out
+    return None

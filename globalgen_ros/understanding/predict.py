@@ -19,7 +19,7 @@ from tokenizers import Tokenizer
 
 from globalgen_ros.grounding.numbers import numbers_said
 from globalgen_ros.grounding.words import close_marks, conventional_span, drop_restart, join_names, widen_to_words
-from globalgen_ros.understanding.clauses import read_first_clause
+from globalgen_ros.understanding.clauses import read_clause
 from globalgen_ros.understanding.labels import ABSENT, Layout, decode_bio
 from globalgen_ros.understanding.normalise import normalise, to_original_span
 from globalgen_ros.watchdog.language import is_cjk
@@ -243,11 +243,11 @@ class Understanding:
         return out
 
     def _predict(self, text: str) -> dict:
-        """predict() without the memory of recent utterances: the whole utterance, then, if it is declined, its
-        first clause alone (understanding/clauses.py)."""
+        """predict() without the memory of recent utterances: the whole utterance, then, if it is declined (`none`
+        first, or a command below min_confidence), one of its clauses alone (understanding/clauses.py)."""
         out = self._read(text)
-        if out["intent"] == "none":
-            return read_first_clause(self._read, text) or out
+        if out["intent"] == "none" or out["confidence"] < self.min_confidence:
+            return read_clause(self._read, text) or out
         return out
 
     def _read(self, text: str) -> dict:
