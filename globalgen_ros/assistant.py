@@ -59,7 +59,7 @@ class Reply:
     understanding_ms: float = 0.0  # time the understanding model took (0: the decoder decided the header)
     header: str = "decoder"        # who decided intent and slots: understanding | understanding+copy | decoder
     second: dict | None = None     # declined by the understanding model: the command it put second (predict())
-    clause: str = ""               # the answer was read from this first clause of a declined utterance
+    clause: str = ""               # the answer was read from this clause of a declined utterance
 
 
 def check_text(text: str | bytes) -> str:

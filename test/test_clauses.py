@@ -1,4 +1,4 @@
-"""First-clause reading: a declined utterance whose first clause is a command for now (understanding/clauses.py)."""
+"""Clause readings: a declined utterance whose first, last or corrected clause is a command (clauses.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from model_fixtures import DEFAULT_MODEL
 
 from globalgen_ros.schema import load_schema
 from globalgen_ros.serving.confirm import Confirmations
-from globalgen_ros.understanding.clauses import first_clause
+from globalgen_ros.understanding.clauses import corrected_clause, first_clause, last_clause
 from globalgen_ros.watchdog.supervisor import EDGE, OK, Outcome
 
 
@@ -30,6 +30,43 @@ def test_the_first_clause_is_read_only_when_nothing_withdraws_or_defers_it(text,
     assert (text[span[0]:span[1]] if span else None) == clause
 
 
+@pytest.mark.parametrize("text, clause", [
+    ("lock the doors and call Dave", "call Dave"),
+    ("Time to call it a day, take me home", "take me home"),
+    ("do they tip here? whatever, call the hotel reception", "call the hotel reception"),
+    ("机器人电量低了，自己去充电座", "自己去充电座"),
+    ("Mum, call Dad", None),  # the first clause is a vocative: speech to a person
+    ("Ben, go to the garage and get the toolbox", None),
+    ("孩子他爸，把空调关了吧", None),
+    ("at half five, call Dave", None),  # a clock time
+    ("三点的时候，给妈妈打电话", None),
+    ("If it rains, close the windows", None),
+    ("si empieza a llover, close the windows", None),  # words that are not English: maybe a condition
+    ("kapag mainit na, turn on the aircon", None),
+    ("Don't close the window啦，我要透气", None),  # an English negation in a Chinese utterance
+    ("is it cold in here, turn on the heater?", None),  # a question
+    ("We went there on Friday, I'd probably go back though", None),  # a subject first: no command
+    ("take me home", None),
+])
+def test_the_last_clause_is_read_only_after_more_than_a_vocative_and_with_nothing_deferred(text, clause):
+    span = last_clause(text)
+    assert (text[span[0]:span[1]] if span else None) == clause
+
+
+@pytest.mark.parametrize("text, clause", [
+    ("pick up the remote, no, the phone, grab the phone", "grab the phone"),
+    ("play, uh, Coldplay, no, actually play Adele", "play Adele"),
+    ("我不是说要关窗，我是说开窗", "开窗"),
+    ("call mum, actually, never mind", None),  # a withdrawal
+    ("导航去机场，不对，算了", None),
+    ("play jazz, no, rock?", None),  # a question
+    ("play some jazz", None),
+])
+def test_a_correction_is_read_from_its_last_clause_unless_something_is_withdrawn(text, clause):
+    span = corrected_clause(text)
+    assert (text[span[0]:span[1]] if span else None) == clause
+
+
 @pytest.fixture(scope="module")
 def nlu():
     from globalgen_ros.understanding.predict import Understanding
@@ -46,12 +83,22 @@ def nlu():
      "go to the laundry room now"),
     ("if it rains, close the windows", "none", {}, None),
     ("Tom, pick up your toys", "none", {}, None),
+    # spent blind-set lines (docs/model.md, session 30): a command said last, a correction, a command below the
+    # threshold read from its first clause, and a condition in Spanish that keeps the decline
+    ("lock the doors and call Dave", "call", {"contact": "Dave"}, "call Dave"),
+    ("pick up the remote, no, the phone, grab the phone", "robot_pick", {"object": "phone"}, "grab the phone"),
+    ("机器人电量低了，自己去充电座", "robot_go_to", {"location": "充电座"}, "自己去充电座"),
+    ("back up thirty centimetres, you're blocking the bin and I've got peelings everywhere", "robot_move",
+     {"direction": "backward", "distance": "30"}, "back up thirty centimetres"),
+    ("si empieza a llover, close the windows", "none", {}, None),
+    ("Ben, go to the garage and get the toolbox", "none", {}, None),
 ])
-def test_a_declined_chain_is_answered_by_its_first_clause(nlu, text, intent, slots, clause):
+def test_a_declined_utterance_is_answered_by_one_clause(nlu, text, intent, slots, clause):
     out = nlu.predict(text)
     assert (out["intent"], out["slots"], out.get("clause")) == (intent, slots, clause)
     for name, (a, b) in out["spans"].items():
-        assert text[a:b] == out["slots"][name]  # spans are offsets into the whole utterance
+        if name != "distance":  # a number's span is the words said ("thirty centimetres"), its value parsed
+            assert text[a:b] == out["slots"][name]  # spans are offsets into the whole utterance
 
 
 def test_motion_read_from_a_first_clause_is_asked_first():

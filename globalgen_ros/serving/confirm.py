@@ -83,7 +83,7 @@ class Confirmations:
     def needs_asking(self, outcome: Outcome) -> bool:
         """Return True if `outcome` is an answered intent whose schema asks for confirmation first: always
         (`requires_confirmation`), or when the edge model decided it below the intent's `confirm_below` or read it
-        from the first clause of an utterance it declined (an intent with a `confirm_below`: motion)."""
+        from one clause of an utterance it declined (an intent with a `confirm_below`: motion)."""
         if outcome.intent not in self.schema or outcome.confirmed is not None:
             return False
         spec = self.schema[outcome.intent]

@@ -12,6 +12,7 @@ of the utterance was not understood.
 
 from __future__ import annotations
 
+import functools
 import re
 
 MIN_CONFIDENCE = 0.95  # the first clause's command must be this sure (docs/model.md, session 29)
@@ -37,15 +38,15 @@ def first_clause(text: str) -> tuple[int, int] | None:
     if "?" in text or "？" in text:
         return None
     zh = bool(CJK.search(text))
-    split, later, unsure = (ZH_SPLIT, ZH_LATER, ZH_UNSURE) if zh else (EN_SPLIT, EN_LATER, EN_UNSURE)
+    split = ZH_SPLIT if zh else EN_SPLIT
     if zh and len(text.split()) >= WORD_SPACED:
         split = ZH_PUNCT_SPLIT
     bounds = [(0, 0)] + [(m.start(), m.end()) for m in split.finditer(text)] + [(len(text), len(text))]
     clauses = [(a, b) for (_, a), (b, _) in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
-    if len(clauses) < 2 or any(unsure.search(text[a:b]) for a, b in clauses):
+    if len(clauses) < 2 or any(_unsure(text[a:b]) for a, b in clauses):
         return None
     a, b = clauses[0]
-    return None if later.search(text[a:b]) else (a, b)
+    return None if _later(text[a:b]) else (a, b)
 
 
 # The last clause may follow a question or a "so"; the first clause must be more than a vocative.
@@ -58,6 +59,8 @@ EN_TIME = re.compile(r"(?i)\b(?:o'?clock|half (?:past )?\w+|quarter (?:past|to) 
 ZH_TIME = re.compile(r"[一二三四五六七八九十两半\d]点|点钟|每天|每次|每回|早上|中午|下午|明早")
 EN_SUBJECT = re.compile(r"(?i)^(?:i|i'?d|i'?ll|i'?m|i'?ve|we|we'?d|we'?ll|he|she|they)\b")
 MIN_FIRST_WORDS, MIN_FIRST_CHARS = 3, 5  # the first clause: more than a vocative
+MIN_ZIPF = 2.5  # a Latin-script word before the last clause must be this common in English (docs/model.md, session 30)
+LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 # Corrections ("no, the phone", 我是说开窗) without a withdrawal (never mind, 算了): the last clause is the command.
 EN_CORRECTION = re.compile(r"(?i)\b(?:no|actually|sorry|i mean|i meant|make that|scratch that|rather|instead|"
                            r"correction)\b")
@@ -80,34 +83,57 @@ def _last_clauses(text: str) -> list[tuple[int, int]]:
     return [(a, b) for (_, a), (b, _) in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
 
 
+def _unsure(text: str) -> bool:
+    """Return True if `text` withdraws, negates or corrects, in either language (code-switched speech)."""
+    return bool(EN_UNSURE.search(text) or ZH_UNSURE.search(text))
+
+
+def _later(text: str, times: bool = False) -> bool:
+    """Return True if `text` names a condition or a later time (with `times`, a clock time too), in either language."""
+    found = EN_LATER.search(text) or ZH_LATER.search(text)
+    return bool(found or (times and (EN_TIME.search(text) or ZH_TIME.search(text))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _english(word: str) -> bool:
+    """Return True for a common English word (Zipf frequency >= MIN_ZIPF in wordfreq)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= MIN_ZIPF
+
+
+def warm_clauses() -> None:
+    """Load the English word frequencies now (~0.2 s once) rather than on the first utterance that needs them."""
+    _english("the")
+
+
 def last_clause(text: str) -> tuple[int, int] | None:
     """Return the (start, end) of the last clause if it qualifies for a second reading, else None."""
     zh = bool(CJK.search(text))
-    later, time, unsure = (ZH_LATER, ZH_TIME, ZH_UNSURE) if zh else (EN_LATER, EN_TIME, EN_UNSURE)
     clauses = _last_clauses(text)
-    if (len(clauses) < 2 or text.rstrip().endswith(("?", "？")) or unsure.search(text) or later.search(text)
-            or time.search(text)):
+    if len(clauses) < 2 or text.rstrip().endswith(("?", "？")) or _unsure(text) or _later(text, times=True):
         return None
     a, b = clauses[-1]
     first = text[clauses[0][0]:clauses[0][1]]  # "Ben, go to the garage and get the toolbox": a name first
     long_enough = len(re.sub(r"\W", "", first)) >= MIN_FIRST_CHARS if zh else len(first.split()) >= MIN_FIRST_WORDS
-    return (a, b) if long_enough and (zh or not EN_SUBJECT.match(text[a:b])) else None
+    known = all(_english(w.lower()) for w in LATIN_WORD.findall(text[:a]))  # "si empieza a llover, close …"
+    return (a, b) if long_enough and known and (zh or not EN_SUBJECT.match(text[a:b])) else None
 
 
 def corrected_clause(text: str) -> tuple[int, int] | None:
     """Return the (start, end) of the last clause without its correction words, if the utterance corrects itself
     and withdraws nothing, else None."""
     zh = bool(CJK.search(text))
-    correction, withdrawal, lead, unsure = ((ZH_CORRECTION, ZH_WITHDRAWAL, ZH_CORRECTION_WORDS, ZH_UNSURE) if zh else
-                                            (EN_CORRECTION, EN_WITHDRAWAL, EN_CORRECTION_WORDS, EN_UNSURE))
+    lead = ZH_CORRECTION_WORDS if zh else EN_CORRECTION_WORDS
     clauses = _last_clauses(text)
-    if (len(clauses) < 2 or text.rstrip().endswith(("?", "？")) or not correction.search(text)
-            or withdrawal.search(text)):
+    corrects = EN_CORRECTION.search(text) or ZH_CORRECTION.search(text)
+    withdraws = EN_WITHDRAWAL.search(text) or ZH_WITHDRAWAL.search(text)
+    if len(clauses) < 2 or text.rstrip().endswith(("?", "？")) or not corrects or withdraws:
         return None
     a, b = clauses[-1]
     a += lead.match(text[a:b]).end() if lead.match(text[a:b]) else 0
     a += len(text[a:b]) - len(text[a:b].lstrip())
-    return (a, b) if a < b and not unsure.search(text[a:b]) else None
+    return (a, b) if a < b and not _unsure(text[a:b]) else None
 
 
 def read_clause(predict, text: str) -> dict | None:

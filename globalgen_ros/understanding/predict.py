@@ -19,7 +19,7 @@ from tokenizers import Tokenizer
 
 from globalgen_ros.grounding.numbers import numbers_said
 from globalgen_ros.grounding.words import close_marks, conventional_span, drop_restart, join_names, widen_to_words
-from globalgen_ros.understanding.clauses import read_clause
+from globalgen_ros.understanding.clauses import read_clause, warm_clauses
 from globalgen_ros.understanding.labels import ABSENT, Layout, decode_bio
 from globalgen_ros.understanding.normalise import normalise, to_original_span
 from globalgen_ros.watchdog.language import is_cjk
@@ -164,6 +164,7 @@ class Understanding:
         self.stop_min_confidence = float(self.meta.get("stop_min_confidence", 0.0))
         self._recent: OrderedDict[str, dict] = OrderedDict()  # kept for one later predict(): see predict()
         self._recent_lock = threading.Lock()
+        warm_clauses()  # the English word list of the last-clause reading, loaded now rather than on a request
 
     def encode(self, norm: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
         """Token ids (1, T) and char offsets into the normalised text, truncated to max_len (keeps </s>)."""

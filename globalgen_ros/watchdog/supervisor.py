@@ -62,7 +62,7 @@ class Outcome:
     confirmed: bool | None = None  # None: not a confirmation matter; False: published as a question; True: confirmed
     notes: list[str] = field(default_factory=list)  # what the checks changed (logged)
     second: dict | None = None  # an edge decline: the command the understanding model put second (clarify)
-    clause: str = ""            # an edge answer read from the first clause of a declined utterance (asked if motion)
+    clause: str = ""            # an edge answer read from one clause of a declined utterance (asked if motion)
 
 
 @dataclass
