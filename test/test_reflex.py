@@ -337,6 +337,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # "beach cleaner" as a lead, "blocked" as a hazard, "stop loss" and "the manual says" as set phrase and reading, 你们俩
 # as banter. Its misses are a stop said after the hazard (栏杆没抬起来停); its false stops dogs addressed ("Buddy, stop,
 # leave the sandwich alone!"), "stop eating the strawberries" and "stop at the school gate at three".
+# List 34 (session 30: an ice rink, a dairy farm, a container port, a mountain road in a camper van): first run
+# served 160/164 en, 117/119 zh, 4 ; 8 false stops (4 of the Chinese from the n-gram model: rules for later, "如果有孩子
+# 跑上冰面，马上停下", which the word lists now overrule); taught bulls as a hazard, 龙门吊 as a machine, 起升 as a
+# motion after 停止, 打滑 as a hazard, "the sign says" / 测过了 as readings, "look at the size of" / 停车让行 / 幸好 as
+# set phrases, 不说这个了 as banter. Its misses are stops said last ("the bridge is out stop") and 别放别放.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -355,7 +360,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_27.json": {"en": 0.89, "zh": 0.84}, "reflex_stops_28.json": {"en": 0.89, "zh": 0.92},
                 "reflex_stops_29.json": {"en": 0.90, "zh": 0.92}, "reflex_stops_30.json": {"en": 0.91, "zh": 0.88},
                 "reflex_stops_31.json": {"en": 0.89, "zh": 0.91}, "reflex_stops_32.json": {"en": 0.93, "zh": 0.89},
-                "reflex_stops_33.json": {"en": 0.91, "zh": 0.94}}
+                "reflex_stops_33.json": {"en": 0.91, "zh": 0.94}, "reflex_stops_34.json": {"en": 0.90, "zh": 0.81}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -369,7 +374,7 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_28.json": {"en": 5, "zh": 2}, "reflex_stops_29.json": {"en": 2, "zh": 4},
                      "reflex_stops_30.json": {"en": 3, "zh": 2}, "reflex_stops_31.json": {"en": 4, "zh": 3},
                      "reflex_stops_32.json": {"en": 4, "zh": 2},
-                     "reflex_stops_33.json": {"en": 4, "zh": 1}}
+                     "reflex_stops_33.json": {"en": 4, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

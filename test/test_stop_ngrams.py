@@ -74,13 +74,21 @@ def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     it!", "Kya yeh robot stairs pe chal sakta hai?", "Do not put the glass on the edge, robot"), 607 of 611 stops.
     With test sets 22-29 (sessions 27-29, unseen by the weights): 9 over 17,679 (+ "柱子，快停下，车来了！", a person
     called 柱子 warned, and "Max, stop! Sit!", a dog), 690 of 697 stops. With test sets 30-31 (sessions 29-30): 9 over
-    19,127 (a narrated 快停车 among them), 713 of 720 stops."""
+    19,127 (a narrated 快停车 among them), 713 of 720 stops; with test set 32: 10 over 19,849, 727 of 734."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]
     found = sum(f for r, f in zip(rows, fired, strict=True) if r["intent"] == "stop")
-    assert len(false) <= 9, false
-    assert found >= 710
+    assert len(false) <= 10, false
+    assert found >= 720
+
+
+@pytest.mark.parametrize("text", ["如果有孩子跑上冰面，马上停下。", "万一有人进了粪池区就马上停机",
+                                  "remember if a child is behind the truck you stop",
+                                  "hit the brakes on that idea the budget's tight"])
+def test_the_word_lists_overrule_the_model_on_rules_for_later_and_set_phrases(text):
+    assert MODEL.is_stop(text)  # the n-gram model alone reads a stop (stop lists 31 and 34)
+    assert not StopReflex(ngrams=MODEL).matches(text)
 
 
 def test_the_reflex_fires_on_the_model_where_the_word_lists_do_not():

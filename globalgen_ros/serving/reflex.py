@@ -183,7 +183,15 @@ class StopReflex:
 
     def matches(self, text: str) -> bool:
         """Return True if the word lists or the n-gram stop model (when there is one) read a stop command."""
-        return self.words_match(text) or (self.ngrams is not None and self.ngrams.is_stop(text))
+        if self.words_match(text):
+            return True
+        return self.ngrams is not None and self.ngrams.is_stop(text) and not self._no_stop_for_now(text)
+
+    def _no_stop_for_now(self, text: str) -> bool:
+        """Return True if the word lists read a condition anywhere ("如果有孩子跑上冰面，马上停下"), a set phrase, or
+        banter or reported speech with no hazard: the n-gram model, which sees words but not these, is overruled."""
+        u = self._destutter(units(text))
+        return bool(u) and (self._condition(u, 0) or self._said_in_jest(u))
 
     def words_match(self, text: str) -> bool:
         """Return True if the word lists read a stop command (see the module docstring)."""
