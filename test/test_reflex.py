@@ -342,6 +342,8 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # 跑上冰面，马上停下", which the word lists now overrule); taught bulls as a hazard, 龙门吊 as a machine, 起升 as a
 # motion after 停止, 打滑 as a hazard, "the sign says" / 测过了 as readings, "look at the size of" / 停车让行 / 幸好 as
 # set phrases, 不说这个了 as banter. Its misses are stops said last ("the bridge is out stop") and 别放别放.
+# Then (session 30) a pet told to sit or to leave something alone is banter ("Rex, stop! Leave the sandwich alone.",
+# "旺财，坐下！别动！"): 6 near misses of lists 26-33 and 4 blind-set lines fewer, no urgent line lost.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -366,15 +368,15 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
 # inside a reading), "I can do a skid stop on my scooter!", "住手吧 别再买衣服了" (to a person).
 BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": {"zh": 2},
-                     "reflex_stops_14.json": {"en": 2, "zh": 1}, "reflex_stops_15.json": {"zh": 2},
+                     "reflex_stops_14.json": {"en": 2}, "reflex_stops_15.json": {"zh": 2},
                      "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
                      "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1},
                      "reflex_stops_23.json": {"zh": 1}, "reflex_stops_25.json": {"en": 2, "zh": 2},
-                     "reflex_stops_26.json": {"en": 8, "zh": 2}, "reflex_stops_27.json": {"en": 1, "zh": 4},
-                     "reflex_stops_28.json": {"en": 5, "zh": 2}, "reflex_stops_29.json": {"en": 2, "zh": 4},
-                     "reflex_stops_30.json": {"en": 3, "zh": 2}, "reflex_stops_31.json": {"en": 4, "zh": 3},
-                     "reflex_stops_32.json": {"en": 4, "zh": 2},
-                     "reflex_stops_33.json": {"en": 4, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1}}
+                     "reflex_stops_26.json": {"en": 7, "zh": 2}, "reflex_stops_27.json": {"en": 1, "zh": 4},
+                     "reflex_stops_28.json": {"en": 4, "zh": 2}, "reflex_stops_29.json": {"en": 2, "zh": 4},
+                     "reflex_stops_30.json": {"en": 3, "zh": 2}, "reflex_stops_31.json": {"en": 3, "zh": 2},
+                     "reflex_stops_32.json": {"en": 3, "zh": 2},
+                     "reflex_stops_33.json": {"en": 2, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
