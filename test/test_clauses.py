@@ -40,6 +40,9 @@ def test_the_first_clause_is_read_only_when_nothing_withdraws_or_defers_it(text,
     ("孩子他爸，把空调关了吧", None),
     ("at half five, call Dave", None),  # a clock time
     ("三点的时候，给妈妈打电话", None),
+    ("下午两点半，给妈妈打电话", None),
+    ("地上全是积木，你往前走三点五米", "你往前走三点五米"),  # 三点五 is 3.5, not three o'clock
+    ("地上全是积木，你往右走一点", "你往右走一点"),  # 一点: a little
     ("If it rains, close the windows", None),
     ("si empieza a llover, close the windows", None),  # words that are not English: maybe a condition
     ("kapag mainit na, turn on the aircon", None),
