@@ -56,8 +56,9 @@ ZH_LAST_PUNCT_SPLIT = re.compile(r"\s*[，。！？；,.!?;]+\s*")
 EN_TIME = re.compile(r"(?i)\b(?:o'?clock|half (?:past )?\w+|quarter (?:past|to) \w+|every|each time|as soon as|"
                      r"should (?:it|the|we|you|i|he|she|they)|on my (?:count|signal|mark)|[ap]\.?m|noon|midnight)\b|"
                      r"\d:\d\d")
-ZH_TIME = re.compile(r"(?:[二三四五六七八九两\d]|十[一二]?)点(?![一二三四五六七八九十\d])|点钟|每天|每次|每回|早上|中午|"
-                     r"下午|明早")  # 三点 and 十一点 are times; 一点 (a little) and 三点五 (3.5) are not
+# 三点 and 十一点 are times; 一点 (a little) and 三点五 (3.5) are not
+ZH_TIME = re.compile(r"(?:[二三四五六七八九两\d]|十[一二]?)点(?![一二三四五六七八九十\d])|点钟|每天|每次|每回|"
+                     r"早上|中午|下午|明早")
 EN_SUBJECT = re.compile(r"(?i)^(?:i|i'?d|i'?ll|i'?m|i'?ve|we|we'?d|we'?ll|he|she|they)\b")
 MIN_FIRST_WORDS, MIN_FIRST_CHARS = 3, 5  # the first clause: more than a vocative
 MIN_ZIPF = 2.5  # a Latin-script word before the last clause must be this common in English (docs/model.md, session 30)
