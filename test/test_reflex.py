@@ -344,6 +344,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # set phrases, 不说这个了 as banter. Its misses are stops said last ("the bridge is out stop") and 别放别放.
 # Then (session 30) a pet told to sit or to leave something alone is banter ("Rex, stop! Leave the sandwich alone.",
 # "旺财，坐下！别动！"): 6 near misses of lists 26-33 and 4 blind-set lines fewer, no urgent line lost.
+# List 35 (session 30: a steelworks, a riding school, winter roads, a printing works): first run served 142/145 en,
+# 111/113 zh, 9 ; 9 false stops; taught charger, spreader, press (a printing press: "stop the press" is urgent there,
+# so the idiom keeps only its plural, "stop the presses", and list 30's "Stop the press, we just had a hole in one!"
+# is a false stop again: the safe error), 行车, 装料机 as machines, "both of you" as banter, "used to", 去年 as
+# narration, idioms and names of things as set phrases ("stop at nothing", 停机时间).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -362,7 +367,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_27.json": {"en": 0.89, "zh": 0.84}, "reflex_stops_28.json": {"en": 0.89, "zh": 0.92},
                 "reflex_stops_29.json": {"en": 0.90, "zh": 0.92}, "reflex_stops_30.json": {"en": 0.91, "zh": 0.88},
                 "reflex_stops_31.json": {"en": 0.89, "zh": 0.91}, "reflex_stops_32.json": {"en": 0.93, "zh": 0.89},
-                "reflex_stops_33.json": {"en": 0.91, "zh": 0.94}, "reflex_stops_34.json": {"en": 0.90, "zh": 0.81}}
+                "reflex_stops_33.json": {"en": 0.91, "zh": 0.94}, "reflex_stops_34.json": {"en": 0.90, "zh": 0.81},
+                "reflex_stops_35.json": {"en": 0.91, "zh": 0.88}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -374,9 +380,10 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_23.json": {"zh": 1}, "reflex_stops_25.json": {"en": 2, "zh": 2},
                      "reflex_stops_26.json": {"en": 7, "zh": 2}, "reflex_stops_27.json": {"en": 1, "zh": 4},
                      "reflex_stops_28.json": {"en": 4, "zh": 2}, "reflex_stops_29.json": {"en": 2, "zh": 4},
-                     "reflex_stops_30.json": {"en": 3, "zh": 2}, "reflex_stops_31.json": {"en": 3, "zh": 2},
+                     "reflex_stops_30.json": {"en": 4, "zh": 2}, "reflex_stops_31.json": {"en": 3, "zh": 2},
                      "reflex_stops_32.json": {"en": 3, "zh": 2},
-                     "reflex_stops_33.json": {"en": 2, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1}}
+                     "reflex_stops_33.json": {"en": 2, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1},
+                     "reflex_stops_35.json": {"en": 3, "zh": 5}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
