@@ -33,16 +33,21 @@ ZH_UNSURE = re.compile(r"算了|不|别|没|取消|还是|改|换|哦|呃|额|�
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
+def _clauses(text: str, en: re.Pattern, zh: re.Pattern, zh_spaced: re.Pattern) -> list[tuple[int, int]]:
+    """Return the (start, end) of each clause of `text`, split by `en`, `zh` or, for a Chinese transcript with a
+    space between every word, `zh_spaced` (punctuation only)."""
+    split = en
+    if CJK.search(text):
+        split = zh_spaced if len(text.split()) >= WORD_SPACED else zh
+    bounds = [(0, 0)] + [(m.start(), m.end()) for m in split.finditer(text)] + [(len(text), len(text))]
+    return [(a, b) for (_, a), (b, _) in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
+
+
 def first_clause(text: str) -> tuple[int, int] | None:
     """Return the (start, end) of the first clause if the utterance qualifies for a second reading, else None."""
     if "?" in text or "？" in text:
         return None
-    zh = bool(CJK.search(text))
-    split = ZH_SPLIT if zh else EN_SPLIT
-    if zh and len(text.split()) >= WORD_SPACED:
-        split = ZH_PUNCT_SPLIT
-    bounds = [(0, 0)] + [(m.start(), m.end()) for m in split.finditer(text)] + [(len(text), len(text))]
-    clauses = [(a, b) for (_, a), (b, _) in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
+    clauses = _clauses(text, EN_SPLIT, ZH_SPLIT, ZH_PUNCT_SPLIT)
     if len(clauses) < 2 or any(_unsure(text[a:b]) for a, b in clauses):
         return None
     a, b = clauses[0]
@@ -75,16 +80,6 @@ EN_CORRECTION_WORDS = re.compile(r"(?i)^(?:(?:no|nope|actually|sorry|wait|i mean
 ZH_CORRECTION_WORDS = re.compile(r"^(?:不对|不是|我是说|我说的是|说错了|哦|呃|额|嗯|啊|改成|换成)+")
 
 
-def _last_clauses(text: str) -> list[tuple[int, int]]:
-    """Return the (start, end) of each clause for the last-clause readings."""
-    zh = bool(CJK.search(text))
-    split = EN_LAST_SPLIT
-    if zh:
-        split = ZH_LAST_PUNCT_SPLIT if len(text.split()) >= WORD_SPACED else ZH_LAST_SPLIT
-    bounds = [(0, 0)] + [(m.start(), m.end()) for m in split.finditer(text)] + [(len(text), len(text))]
-    return [(a, b) for (_, a), (b, _) in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
-
-
 def _unsure(text: str) -> bool:
     """Return True if `text` withdraws, negates or corrects, in either language (code-switched speech)."""
     return bool(EN_UNSURE.search(text) or ZH_UNSURE.search(text))
@@ -112,7 +107,7 @@ def warm_clauses() -> None:
 def last_clause(text: str) -> tuple[int, int] | None:
     """Return the (start, end) of the last clause if it qualifies for a second reading, else None."""
     zh = bool(CJK.search(text))
-    clauses = _last_clauses(text)
+    clauses = _clauses(text, EN_LAST_SPLIT, ZH_LAST_SPLIT, ZH_LAST_PUNCT_SPLIT)
     if len(clauses) < 2 or text.rstrip().endswith(("?", "？")) or _unsure(text) or _later(text, times=True):
         return None
     a, b = clauses[-1]
@@ -127,7 +122,7 @@ def corrected_clause(text: str) -> tuple[int, int] | None:
     and withdraws nothing, else None."""
     zh = bool(CJK.search(text))
     lead = ZH_CORRECTION_WORDS if zh else EN_CORRECTION_WORDS
-    clauses = _last_clauses(text)
+    clauses = _clauses(text, EN_LAST_SPLIT, ZH_LAST_SPLIT, ZH_LAST_PUNCT_SPLIT)
     corrects = EN_CORRECTION.search(text) or ZH_CORRECTION.search(text)
     withdraws = EN_WITHDRAWAL.search(text) or ZH_WITHDRAWAL.search(text)
     if len(clauses) < 2 or text.rstrip().endswith(("?", "？")) or not corrects or withdraws:
