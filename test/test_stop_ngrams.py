@@ -74,13 +74,14 @@ def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     it!", "Kya yeh robot stairs pe chal sakta hai?", "Do not put the glass on the edge, robot"), 607 of 611 stops.
     With test sets 22-29 (sessions 27-29, unseen by the weights): 9 over 17,679 (+ "柱子，快停下，车来了！", a person
     called 柱子 warned, and "Max, stop! Sit!", a dog), 690 of 697 stops. With test sets 30-31 (sessions 29-30): 9 over
-    19,127 (a narrated 快停车 among them), 713 of 720 stops; with test set 32: 10 over 19,849, 727 of 734."""
+    19,127 (a narrated 快停车 among them), 713 of 720 stops; with test sets 32-33 (session 30): 11 over 20,626,
+    738 of 749."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]
     found = sum(f for r, f in zip(rows, fired, strict=True) if r["intent"] == "stop")
-    assert len(false) <= 10, false
-    assert found >= 720
+    assert len(false) <= 11, false
+    assert found >= 735
 
 
 @pytest.mark.parametrize("text", ["如果有孩子跑上冰面，马上停下。", "万一有人进了粪池区就马上停机",
