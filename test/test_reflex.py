@@ -398,6 +398,14 @@ def test_blind_lists_of_urgent_stops_and_near_misses(name):
         assert len(false_stops) <= BLIND_FALSE_STOPS.get(name, {}).get(lang, 0), (name, lang, false_stops)
 
 
+@pytest.mark.parametrize("text", ["Heat the seats, heat the seats, we're going skiing baby!",
+                                  "Go to the living room, the kids want to show you their drawing!",
+                                  "Rex, stop! Leave the sandwich alone.", "Max, stop! Sit!", "旺财，坐下！别动！"])
+def test_a_command_first_is_no_warning_and_a_pet_told_to_sit_is_banter(text):
+    """Blind test set 30's excited commands and pets addressed in stop lists 28-33 (session 30)."""
+    assert not REFLEX.matches(text)
+
+
 @pytest.mark.parametrize("text, fires", [("the toddler's right behind you stop", True),
                                          ("no no no no not the pond stop", True),
                                          ("It's a full stop, not a comma.", False),
