@@ -6,7 +6,9 @@ utterance says (in digits or in words); when the model wrote another one and the
 that one is used. A length said in another unit than the slot's is converted ("五十公分" -> distance 0.5 m), and an
 optional number slot the model left empty takes the one length the utterance says ("a hundred metres": 100), so that
 the range check sees what was said (grounding/units.py). A value outside the slot's `min`/`max` is never acted on:
-the answer becomes `none` with a reply that says the range.
+the answer becomes `none` with a reply that says the range. A command for later (an utterance that opens with a
+condition or a later time and says nothing of now: "in ten minutes, set it to 20") is declined with a reply that says
+so: nothing here schedules (grounding/timing.py).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
+from globalgen_ros.grounding.timing import for_later
 from globalgen_ros.grounding.units import in_slot_unit, said_in_unit, the_one_said
 from globalgen_ros.grounding.words import whole_words
-from globalgen_ros.watchdog.language import MISSING, NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
+from globalgen_ros.watchdog.language import FOR_LATER, MISSING, NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
 from globalgen_ros.watchdog.supervisor import Outcome
 
 
@@ -115,7 +118,17 @@ def check_required(outcome: Outcome, schema) -> Outcome:
     return outcome
 
 
+def check_timing(outcome: Outcome, text: str, schema) -> Outcome:
+    """Decline a command asked for later (a stop is never deferred): the node acts now or not at all."""
+    when = for_later(text) if outcome.intent in schema and outcome.intent != "stop" else ""
+    if not when:
+        return outcome
+    return _decline(outcome, say(FOR_LATER, outcome.language).format(when=when),
+                    f"{outcome.intent} asked for later ({when!r}): nothing is scheduled")
+
+
 def check_answer(outcome: Outcome, text: str, schema) -> Outcome:
     """Apply every check to an answered outcome (edge or cloud)."""
+    outcome = check_timing(outcome, text, schema)
     grounded = ground_numbers(ground_words(check_required(outcome, schema), text, schema), text, schema)
     return check_ranges(grounded, schema)

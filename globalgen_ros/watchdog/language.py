@@ -22,6 +22,8 @@ NOTHING_TO_CONFIRM = {ZH: "现在没有需要确认的事。", EN: "There's noth
 OUT_OF_RANGE = {ZH: "抱歉，{label}只能设在{min}到{max}{unit}之间，您说的是{value}{unit}。",
                 EN: "Sorry, {label} must be between {min} and {max} {unit}; you said {value}."}
 MISSING = {ZH: "抱歉，我没听清{label}，请再说一遍。", EN: "Sorry, I didn't get {label}. Please say it again."}
+FOR_LATER = {ZH: "抱歉，我只能马上执行，不能等到“{when}”再做。到时候请再跟我说一遍。",
+             EN: "Sorry, I can only do things now, not \"{when}\". Please ask me again when it's time."}
 NUMBER_UNCLEAR = {ZH: "抱歉，我没听清{label}是多少，请再说一遍。",
                   EN: "Sorry, I didn't get {label}. Please say it again."}
 

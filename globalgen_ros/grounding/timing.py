@@ -1,0 +1,44 @@
+"""Find a request for later: an utterance that opens with a condition or a later time and says nothing of now.
+
+"In ten minutes, set the temperature to 20", "later on, move forward a metre", "一会儿孩子上车了把座椅加热打开",
+"要是前面还堵，就导航去东门": the command is clear, but not for now, and the node schedules nothing, so the answer is a
+decline that says why (serving/checks.py). Not for later: a condition that is politeness ("if you don't mind, open
+the window", 要是不麻烦的话), a past time ("when I was a kid…", "after the concert last night…"), a condition already
+met ("once you've got the mug, oh you already have it"), or any word for now or first ("…, but for now set it to 19",
+明天的事明天再说，现在导航去国贸). The opening is read after fillers and a vocative ("um, robot, later…"). Rule and
+measurements: docs/model.md, session 31.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LEAD = (r"^[\W_]*(?:(?:um+|uh+|er+|erm|hmm+|so|okay|ok|oh|well|right|hey|robot|car|嗯|呃|额|那个|哦|好|那|机器人)"
+         r"(?![\w\u4e00-\u9fff])[\W_]*)*")
+_NUMBER = r"(?:a|an|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|a few|a couple of|\d+)"
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+EN_LATER = re.compile(
+    _LEAD + r"(?P<when>later|tomorrow|if|unless|in case|when|whenever|once|as soon as|first thing|"
+    r"after (?:i|we|you|he|she|they|it)\b|"
+    rf"in {_NUMBER} (?:minutes?|mins?|hours?|seconds?|secs?)|"
+    r"at (?:\d|noon|midnight|half past|quarter (?:past|to)|\w+ o'?clock)|"
+    rf"next (?:week|time|month|{_WEEKDAY})|on {_WEEKDAY})\b", re.IGNORECASE)
+_ZH_NUMBER = r"[一二三四五六七八九十两几\d]+"
+ZH_LATER = re.compile(
+    _LEAD + r"(?P<when>如果|要是|假如|假设|万一|等(?!一下|一等|等|不了|着)|待会|一会儿?|回头|到时候|明天|明早|今晚|后天|下次|"
+    rf"过(?:一会儿?|{_ZH_NUMBER}(?:分钟|小时))|{_ZH_NUMBER}(?:分钟|小时)(?:后|以后|之后))")
+NOW = re.compile(r"(?i)\b(?:now|right away|straight away|immediately|first|already)\b|现在|先|马上|立刻|立即|赶紧|已经")
+POLITE = re.compile(
+    r"(?i)\b(?:if (?:it'?s|it is|that'?s) (?:no|not too much|not a|okay|ok|alright|all right|fine)|"
+    r"if you(?: (?:don'?t|do not|wouldn'?t|would not) mind|'d|'ll| could| would| can| will| please| like| want)\b|"
+    r"if possible|(?:when|if) you (?:get|have) a|(?:when|whenever) you(?:'re| are)? (?:like|want|wish|ready|can))|不麻烦|方便的话|可以的话|行的话")
+PAST = re.compile(r"(?i)\b(?:when|after|once|if) (?:i|we|he|she|they|my|our)(?: \w+)? (?:was|were|had|left|got|did)\b|"
+                  r"\blast (?:night|week|time|year)\b|\byesterday\b|\bago\b|昨天|上次|刚才")
+
+
+def for_later(text: str) -> str:
+    """Return the condition or later time `text` opens with, or "" when the request may be for now."""
+    found = EN_LATER.search(text) or ZH_LATER.search(text)
+    if not found or NOW.search(text) or POLITE.search(text) or PAST.search(text):
+        return ""
+    return found.group("when")
