@@ -25,13 +25,15 @@ EN_LATER = re.compile(
     rf"next (?:week|time|month|{_WEEKDAY})|on {_WEEKDAY})\b", re.IGNORECASE)
 _ZH_NUMBER = r"[一二三四五六七八九十两几\d]+"
 ZH_LATER = re.compile(
-    _LEAD + r"(?P<when>如果|要是|假如|假设|万一|等(?!一下|一等|等|不了|着)|待会|一会儿?|回头|到时候|明天|明早|今晚|后天|下次|"
+    _LEAD + r"(?P<when>如果|要是|假如|假设|万一|等(?!一下|一等|等|不了|着)|待会|一会儿?|回头|到时候|"
+    r"明天|明早|今晚|后天|下次|"
     rf"过(?:一会儿?|{_ZH_NUMBER}(?:分钟|小时))|{_ZH_NUMBER}(?:分钟|小时)(?:后|以后|之后))")
 NOW = re.compile(r"(?i)\b(?:now|right away|straight away|immediately|first|already)\b|现在|先|马上|立刻|立即|赶紧|已经")
 POLITE = re.compile(
     r"(?i)\b(?:if (?:it'?s|it is|that'?s) (?:no|not too much|not a|okay|ok|alright|all right|fine)|"
     r"if you(?: (?:don'?t|do not|wouldn'?t|would not) mind|'d|'ll| could| would| can| will| please| like| want)\b|"
-    r"if possible|(?:when|if) you (?:get|have) a|(?:when|whenever) you(?:'re| are)? (?:like|want|wish|ready|can))|不麻烦|方便的话|可以的话|行的话")
+    r"if possible|(?:when|if) you (?:get|have) a|(?:when|whenever) you(?:'re| are)? (?:like|want|wish|ready|can))|"
+    r"不麻烦|方便的话|可以的话|行的话")
 PAST = re.compile(r"(?i)\b(?:when|after|once|if) (?:i|we|he|she|they|my|our)(?: \w+)? (?:was|were|had|left|got|did)\b|"
                   r"\blast (?:night|week|time|year)\b|\byesterday\b|\bago\b|昨天|上次|刚才")
 

@@ -120,7 +120,7 @@ def check_required(outcome: Outcome, schema) -> Outcome:
 
 def check_timing(outcome: Outcome, text: str, schema) -> Outcome:
     """Decline a command asked for later (a stop is never deferred): the node acts now or not at all."""
-    when = for_later(text) if outcome.intent in schema and outcome.intent != "stop" else ""
+    when = for_later(text) if outcome.intent in schema and outcome.intent not in ("stop", "none") else ""
     if not when:
         return outcome
     return _decline(outcome, say(FOR_LATER, outcome.language).format(when=when),

@@ -1,0 +1,71 @@
+"""A command asked for later is declined with a reply that says why; a request for now is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from globalgen_ros.grounding.timing import for_later
+from globalgen_ros.schema import load_schema
+from globalgen_ros.serving.checks import check_answer
+from globalgen_ros.watchdog.supervisor import CLOUD, EDGE, OK, Outcome
+
+SCHEMA = load_schema()
+
+
+@pytest.mark.parametrize("text, when", [
+    ("In twenty minutes, put the heating on", "In twenty minutes"),
+    ("um, robot, later on, bring the laundry basket upstairs", "later"),
+    ("tomorrow take me to the dentist", "tomorrow"),
+    ("if the baby wakes up, pause the audiobook", "if"),
+    ("when we reach the motorway, play some rock", "when"),
+    ("after you finish charging, go to the hall", "after you"),
+    ("at 6 call grandma", "at 6"),
+    ("on Friday navigate to the stadium", "on Friday"),
+    ("等孩子睡着了把音乐关小一点", "等"),
+    ("一会儿到了高速再开空调", "一会儿"),
+    ("要是下雨了就把窗户关上", "要是"),
+    ("明天早上导航去机场", "明天"),
+    ("过十分钟把座椅加热关掉", "过十分钟"),
+    ("半小时后给老王打电话", ""),  # 半 is no numeral of the list: the model decides
+])
+def test_a_condition_or_later_time_first_is_found(text, when):
+    assert for_later(text) == when
+
+
+@pytest.mark.parametrize("text", [
+    "turn the heating on", "go forward until you reach the wall", "if you don't mind, open the window a bit",
+    "if you could turn it down that'd be lovely", "when you get a sec, bring me the remote",
+    "later's no good, do it now, close the windows", "at 6 we eat, but for now set it to 19",
+    "when I was a kid we drove everywhere with the windows down, open them all", "after the match last night my "
+    "ears hurt, turn it down", "等一下，把窗户关上", "等不了了，导航去医院", "明天要考试，现在先把音乐关了",
+    "要是不麻烦的话，把温度调到二十四度", "刚才太吵了，一会儿也会吵，你现在就关窗",
+])
+def test_a_request_for_now_is_not_for_later(text):
+    assert for_later(text) == ""
+
+
+def answer(intent: str, slots: dict, source: str = EDGE, language: str = "en-US") -> Outcome:
+    return Outcome(OK, source, "Okay.", language, intent=intent, slots=slots)
+
+
+@pytest.mark.parametrize("source", [EDGE, CLOUD])
+def test_a_command_for_later_is_declined_saying_why(source):
+    checked = check_answer(answer("set_temperature", {"temperature": "20"}, source),
+                           "in ten minutes, set the temperature to 20", SCHEMA)
+    assert checked.intent == "none" and checked.slots == {}
+    assert "in ten minutes" in checked.text and "ask me again" in checked.text
+    assert any("asked for later" in n for n in checked.notes)
+    zh = check_answer(answer("robot_move", {"direction": "forward", "distance": "2"}, source, "zh-CN"),
+                      "等我坐稳了，你再往前走两米", SCHEMA)
+    assert zh.intent == "none" and "等" in zh.text
+
+
+def test_a_stop_and_a_decline_are_never_deferred():
+    assert check_answer(answer("stop", {}), "if you can hear me, stop", SCHEMA).intent == "stop"
+    declined = answer("none", {})
+    assert check_answer(declined, "tomorrow, who knows", SCHEMA) == declined
+
+
+def test_the_same_command_for_now_is_acted_on():
+    checked = check_answer(answer("set_temperature", {"temperature": "20"}), "set the temperature to 20", SCHEMA)
+    assert checked.intent == "set_temperature" and checked.slots == {"temperature": "20"}
