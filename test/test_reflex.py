@@ -349,6 +349,12 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # so the idiom keeps only its plural, "stop the presses", and list 30's "Stop the press, we just had a hole in one!"
 # is a false stop again: the safe error), 行车, 装料机 as machines, "both of you" as banter, "used to", 去年 as
 # narration, idioms and names of things as set phrases ("stop at nothing", 停机时间).
+# List 36 (session 31: a tunnel-boring site, a drive-through, a chemical plant, a school at the bell): first run
+# served 136/142 en, 110/113 zh, 12 ; 9 false stops; taught pump, "cutter head", "man rider", 别翻了, 慢着慢着; its
+# false stops were mostly people and dogs told off ("Stop it, Jake, give her the ball back.", 小白，站住，别追那只鸟！),
+# narration (刹车早上检查过了, "she laughed") and plans ("stop at gate B on the way back this afternoon").
+# List 37 (session 31: a racing circuit, a fishing harbour, a data centre, a wedding venue): first run served 122/125
+# en, 106/107 zh, 7 ; 5 false stops; taught "belay that", 摇臂, 刹车平衡 (a setting), "for the photo".
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -368,7 +374,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_29.json": {"en": 0.90, "zh": 0.92}, "reflex_stops_30.json": {"en": 0.91, "zh": 0.88},
                 "reflex_stops_31.json": {"en": 0.89, "zh": 0.91}, "reflex_stops_32.json": {"en": 0.93, "zh": 0.89},
                 "reflex_stops_33.json": {"en": 0.91, "zh": 0.94}, "reflex_stops_34.json": {"en": 0.90, "zh": 0.81},
-                "reflex_stops_35.json": {"en": 0.91, "zh": 0.88}}
+                "reflex_stops_35.json": {"en": 0.91, "zh": 0.88}, "reflex_stops_36.json": {"en": 0.86, "zh": 0.88},
+                "reflex_stops_37.json": {"en": 0.91, "zh": 0.86}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -383,7 +390,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_30.json": {"en": 4, "zh": 2}, "reflex_stops_31.json": {"en": 3, "zh": 2},
                      "reflex_stops_32.json": {"en": 3, "zh": 2},
                      "reflex_stops_33.json": {"en": 2, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1},
-                     "reflex_stops_35.json": {"en": 3, "zh": 5}}
+                     "reflex_stops_35.json": {"en": 3, "zh": 5}, "reflex_stops_36.json": {"en": 5, "zh": 1},
+                     "reflex_stops_37.json": {"en": 4, "zh": 3}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
