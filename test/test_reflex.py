@@ -355,6 +355,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # narration (刹车早上检查过了, "she laughed") and plans ("stop at gate B on the way back this afternoon").
 # List 37 (session 31: a racing circuit, a fishing harbour, a data centre, a wedding venue): first run served 122/125
 # en, 106/107 zh, 7 ; 5 false stops; taught "belay that", 摇臂, 刹车平衡 (a setting), "for the photo".
+# List 38 (session 31: a driving school, a cruise ship, a wind farm being built, a children's party): first run served
+# 109/110 en, 89/93 zh, 4 ; 5 false stops; taught tender, 练习车, 起重机, 升降机 as machines, 喝口茶 as a break.
+# List 39 (session 31: an industrial laundry, a cable car station, a brewery, a night market): first run served
+# 139/142 en, 107/109 zh, 4 ; 9 false stops; taught washer, 吊厢 as machines, leak, jammed, 油锅 as hazards, "repeat
+# after me" / 跟我念 as set phrases, 每个月 as a routine, 刹车声音 and 停下来加油 as talk about a machine.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -375,7 +380,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_31.json": {"en": 0.89, "zh": 0.91}, "reflex_stops_32.json": {"en": 0.93, "zh": 0.89},
                 "reflex_stops_33.json": {"en": 0.91, "zh": 0.94}, "reflex_stops_34.json": {"en": 0.90, "zh": 0.81},
                 "reflex_stops_35.json": {"en": 0.91, "zh": 0.88}, "reflex_stops_36.json": {"en": 0.86, "zh": 0.88},
-                "reflex_stops_37.json": {"en": 0.91, "zh": 0.86}}
+                "reflex_stops_37.json": {"en": 0.91, "zh": 0.86}, "reflex_stops_38.json": {"en": 0.95, "zh": 0.89},
+                "reflex_stops_39.json": {"en": 0.87, "zh": 0.94}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -391,7 +397,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_32.json": {"en": 3, "zh": 2},
                      "reflex_stops_33.json": {"en": 2, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1},
                      "reflex_stops_35.json": {"en": 3, "zh": 5}, "reflex_stops_36.json": {"en": 5, "zh": 1},
-                     "reflex_stops_37.json": {"en": 4, "zh": 3}}
+                     "reflex_stops_37.json": {"en": 4, "zh": 3}, "reflex_stops_38.json": {"en": 3, "zh": 4},
+                     "reflex_stops_39.json": {"en": 2, "zh": 4}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
