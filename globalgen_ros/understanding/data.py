@@ -82,7 +82,8 @@ SUPPLEMENTS = ("urgent_stops.yaml", "numbers_in_context.yaml", "casual_commands.
 # speech_forms.yaml (session 22) and english_forms.yaml (session 23): first shipped in v27s, session 24;
 # session25_forms.yaml (session 25) and session27_forms.yaml (motion and stop trust): first shipped in v35s,
 # session 27.)
-NOT_YET_TRAINED: tuple[str, ...] = ("session28_forms.yaml",)  # session 28: self-corrections, non-native speech
+NOT_YET_TRAINED: tuple[str, ...] = ("session28_forms.yaml",  # session 28: self-corrections, non-native speech
+                                    "session31_forms.yaml")  # session 31: the edge of motion, in minimal pairs
 
 
 # The blind stop-reflex lists (eval/blind/reflex_stops*.json, 1-14; 21-27 from v35s on), written for the reflex and
