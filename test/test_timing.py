@@ -38,7 +38,7 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "later's no good, do it now, close the windows", "at 6 we eat, but for now set it to 19",
     "when I was a kid we drove everywhere with the windows down, open them all", "after the match last night my "
     "ears hurt, turn it down", "等一下，把窗户关上", "等不了了，导航去医院", "明天要考试，现在先把音乐关了",
-    "要是不麻烦的话，把温度调到二十四度", "刚才太吵了，一会儿也会吵，你现在就关窗",
+    "要是不麻烦的话，把温度调到二十四度", "刚才太吵了，一会儿也会吵，你现在就关窗", "once more, turn it up",
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""

@@ -18,7 +18,7 @@ _LEAD = (r"^[\W_]*(?:(?:um+|uh+|er+|erm|hmm+|so|okay|ok|oh|well|right|hey|robot|
 _NUMBER = r"(?:a|an|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|a few|a couple of|\d+)"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 EN_LATER = re.compile(
-    _LEAD + r"(?P<when>later|tomorrow|if|unless|in case|when|whenever|once|as soon as|first thing|"
+    _LEAD + r"(?P<when>later|tomorrow|if|unless|in case|when|whenever|once(?! more| again)|as soon as|first thing|"
     r"after (?:i|we|you|he|she|they|it)\b|"
     rf"in {_NUMBER} (?:minutes?|mins?|hours?|seconds?|secs?)|"
     r"at (?:\d|noon|midnight|half past|quarter (?:past|to)|\w+ o'?clock)|"
