@@ -26,6 +26,10 @@ SCHEMA = load_schema()
     ("要是下雨了就把窗户关上", "要是"),
     ("明天早上导航去机场", "明天"),
     ("过十分钟把座椅加热关掉", "过十分钟"),
+    ("At closing time, go back to the charging dock.", "At closing time"),
+    ("at the end of the shift take the van back to the depot", "at the end of the shift"),
+    ("打烊以后把门口的桌子收进来", "打烊以后"),
+    ("下班的时候导航回家", "下班的时候"),
     ("半小时后给老王打电话", ""),  # 半 is no numeral of the list: the model decides
 ])
 def test_a_condition_or_later_time_first_is_found(text, when):
@@ -39,6 +43,7 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "when I was a kid we drove everywhere with the windows down, open them all", "after the match last night my "
     "ears hurt, turn it down", "等一下，把窗户关上", "等不了了，导航去医院", "明天要考试，现在先把音乐关了",
     "要是不麻烦的话，把温度调到二十四度", "刚才太吵了，一会儿也会吵，你现在就关窗", "once more, turn it up",
+    "下班了，导航回家", "at last, take me home", "at home, the heating's always off, turn it up",
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""
