@@ -60,6 +60,7 @@ class Reply:
     header: str = "decoder"        # who decided intent and slots: understanding | understanding+copy | decoder
     second: dict | None = None     # declined by the understanding model: the command it put second (predict())
     clause: str = ""               # the answer was read from this clause of a declined utterance
+    guessed: tuple[str, ...] = ()  # slots the understanding model left out and found only when pushed (asked first)
 
 
 def check_text(text: str | bytes) -> str:
@@ -224,6 +225,7 @@ class Assistant:
         text = check_text(text)
         tok = self.tokenizer
         nlu = self.understanding.predict(text) if self.understanding is not None else None
+        nlu = self._fill_required(nlu, text)
         nlu_ms = (time.perf_counter() - t0) * 1e3 if nlu is not None else 0.0
         expected = min(max_new_tokens, self.cache.config.expected_reply)
         on_tokens = self._streamer(on_text) if on_text else None
@@ -250,11 +252,13 @@ class Assistant:
         valid = parsed.intent in self.schema and not self.schema.validate_output(parsed.intent, parsed.slots)
         confidence = gen.stats.first_prob if valid else 0.0
         decided = valid and nlu is not None and parsed.complete and parsed.intent == nlu["intent"]  # header not cut
+        guessed = tuple(nlu.get("guessed", ())) if decided else ()
         if decided and header == "understanding":  # the exact words said, as the understanding model found them
             parsed.slots, confidence = dict(nlu["slots"]), nlu["confidence"]
             parsed.reply = self._checked_reply(text, parsed.intent, parsed.slots, parsed.reply)
-        elif decided and header == "understanding+copy":
-            confidence = nlu["confidence"]
+        elif decided and header == "understanding+copy":  # the decoder copied the slots: a guess, asked first
+            confidence, guessed = nlu["confidence"], tuple(parsed.slots)
+            parsed.reply = self._checked_reply(text, parsed.intent, parsed.slots, parsed.reply)
         return Reply(intent=parsed.intent if valid else "none", slots=parsed.slots if valid else {},
                      text=parsed.reply, language=language_code(detect_language(text)),
                      confidence=confidence, tokens=len(gen.tokens),
@@ -263,7 +267,20 @@ class Assistant:
                      strategy=gen.stats.strategy, raw=raw, stats=gen.stats, token_ids=gen.tokens,
                      understanding_ms=nlu_ms, header=header,
                      second=nlu.get("second") if nlu is not None and valid and parsed.intent == "none" else None,
-                     clause=nlu.get("clause", "") if decided else "")
+                     clause=nlu.get("clause", "") if decided else "", guessed=guessed)
+
+    def _fill_required(self, nlu: dict | None, text: str) -> dict | None:
+        """Return `nlu` with the required slots it left out looked for again (Understanding.fill) and named in
+        "guessed": the answer is asked before it is acted on. A reading of one clause is left as it is."""
+        if nlu is None or nlu["intent"] not in self.schema or nlu.get("clause"):
+            return nlu
+        spec = self.schema[nlu["intent"]]
+        missing = [s.name for s in spec.slots if not s.optional and s.type != "enum" and s.name not in nlu["slots"]]
+        if not missing:
+            return nlu
+        found = self.understanding.fill(text, nlu["intent"], missing, nlu.get("spans"))
+        slots = {**nlu["slots"], **found}
+        return dict(nlu, slots={s.name: slots[s.name] for s in spec.slots if s.name in slots}, guessed=missing)
 
     def _checked_reply(self, text: str, intent: str, slots: dict[str, str], reply: str) -> str:
         """Return the decoder's reply if it knows the intent, answers in the user's language and repeats every text

@@ -97,7 +97,7 @@ def model_answer(assistant, text: str) -> dict:
     """Return the model's own answer to `text` as a prediction row."""
     r = assistant.respond(text)
     return {"text": text, "intent": r.intent, "slots": r.slots, "response": r.text, "confidence": r.confidence,
-            "second": r.second, "clause": r.clause}
+            "second": r.second, "clause": r.clause, "guessed": list(r.guessed)}
 
 
 def node_rules(assistant, model_dir: str | Path | None = None, ngram_threshold: float = 0.0,
@@ -120,7 +120,8 @@ def node_rules(assistant, model_dir: str | Path | None = None, ngram_threshold: 
         row = model_answer(assistant, text)
         lang = detect_language(text)
         checked = check_answer(Outcome(OK, EDGE, row["response"], lang, intent=row["intent"], slots=row["slots"],
-                                       confidence=row["confidence"], second=row["second"], clause=row["clause"]),
+                                       confidence=row["confidence"], second=row["second"], clause=row["clause"],
+                                       guessed=tuple(row["guessed"])),
                               text, assistant.schema)
         second = confirmations.clarify(checked, text, clarify_above)
         checked = second or checked

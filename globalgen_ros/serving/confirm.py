@@ -82,12 +82,14 @@ class Confirmations:
 
     def needs_asking(self, outcome: Outcome) -> bool:
         """Return True if `outcome` is an answered intent whose schema asks for confirmation first: always
-        (`requires_confirmation`), or when the edge model decided it below the intent's `confirm_below` or read it
-        from one clause of an utterance it declined (an intent with a `confirm_below`: motion)."""
+        (`requires_confirmation`), or when the edge model decided it below the intent's `confirm_below`, read it
+        from one clause of an utterance it declined (an intent with a `confirm_below`: motion), or had to be pushed
+        to find a required slot (`guessed`)."""
         if outcome.intent not in self.schema or outcome.confirmed is not None:
             return False
         spec = self.schema[outcome.intent]
         uncertain = outcome.confidence < spec.confirm_below or (bool(outcome.clause) and spec.confirm_below > 0)
+        uncertain = uncertain or bool(outcome.guessed)  # a slot found only when pushed: "Put the cake boxes there?"
         return spec.requires_confirmation or (outcome.source == EDGE and uncertain)
 
     def clarify(self, outcome: Outcome, text: str, above: float) -> Outcome | None:

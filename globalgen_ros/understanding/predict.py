@@ -132,6 +132,11 @@ def last_spans(text: str, found: list[tuple[str, int, int, object]]) -> dict[str
     return out
 
 
+MAX_SLOT_BIAS = 4.0  # logit raised on a required slot's tags at most before it counts as not said (fill)
+SLOT_BIAS_STEP = 0.25
+ARTICLE_BEFORE = re.compile(r"(?i)\b(?:the|a|an)\s+$")
+ARTICLE_ONLY = re.compile(r"(?i)^(?:the|a|an)$")
+
 RECENT = 32  # predictions kept for a later predict() of the same text (remember=True)
 
 
@@ -204,6 +209,32 @@ class Understanding:
         spans = last_spans(text, found)
         slots = {name: (value if value is not None else text[a:b]) for name, (a, b, value) in spans.items()}
         return slots, {name: (a, b) for name, (a, b, _) in spans.items()}
+
+    def fill(self, text: str, intent: str, names: list[str], taken: dict | None = None) -> dict:
+        """Find the slots `names` of `intent` that the reading left out: raise their tags' logits step by step until
+        a span appears that overlaps no span in `taken` ({slot: (start, end)}); an English text span keeps the
+        article said before it. A slot with no span below MAX_SLOT_BIAS stays out of the returned {slot: value}."""
+        r = self.run(text)
+        types = self.layout.slot_types.get(intent, {})
+        taken = dict(taken or {})
+        found: dict = {}
+        for name in names:
+            cols = [k for k, tag in enumerate(self.layout.tags) if tag.partition("-")[2] == name]
+            for bias in np.arange(SLOT_BIAS_STEP, MAX_SLOT_BIAS + 1e-9, SLOT_BIAS_STEP):
+                tags = r["tags"].copy()  # (T, tags)
+                tags[:, cols] += bias
+                slots, spans = self.span_slots(text, r["idx"], r["offsets"], tags.argmax(-1), types)
+                if name not in spans:
+                    continue
+                a, b = spans[name]
+                if any(a < e and s < b for s, e in taken.values()) or ARTICLE_ONLY.match(text[a:b]):
+                    continue
+                article = ARTICLE_BEFORE.search(text, 0, a) if types[name] == "text" and text[a:b].isascii() else None
+                a = article.start() if article else a
+                found[name] = slots[name] if types[name] == "number" else text[a:b]
+                taken[name] = (a, b)
+                break
+        return found
 
     def enum_slots(self, intent: str, enum_logits: np.ndarray) -> dict:
         """Enum slots of the intent from its groups of the enum head (<absent> -> not set)."""

@@ -63,6 +63,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)  # what the checks changed (logged)
     second: dict | None = None  # an edge decline: the command the understanding model put second (clarify)
     clause: str = ""            # an edge answer read from one clause of a declined utterance (asked if motion)
+    guessed: tuple[str, ...] = ()  # an edge answer's slots the understanding model had to be pushed to find (asked)
 
 
 @dataclass
@@ -121,7 +122,7 @@ class Watchdog:
         outcome = Outcome(OK, EDGE, reply.text, req.language, intent=reply.intent,
                           slots=dict(reply.slots), confidence=reply.confidence, strategy=reply.strategy,
                           tokens=reply.tokens, forwards=reply.forwards, ttft_ms=reply.ttft_ms, raw=reply.raw,
-                          second=reply.second, clause=reply.clause)
+                          second=reply.second, clause=reply.clause, guessed=reply.guessed)
         if (cfg.cloud_enabled or self.onboard is not None) and is_decline(outcome):  # an open question or a
             return Deferral(f"declined on the edge ({reply.text!r})", decline=outcome)  # request outside the schema
         return outcome
