@@ -165,3 +165,14 @@ def test_damaged_artifact_names_the_file(tmp_path, damage, name):
     with pytest.raises(ModelArtifactError) as e:
         Assistant(str(model_dir), strategy="ar", calibration=None)
     assert name in str(e.value)
+
+
+def test_a_slot_the_understanding_model_had_to_be_pushed_to_find_is_guessed_and_the_reply_says_it(assistant):
+    """Session 32: the decoder no longer copies a required slot the understanding model left out ("the c" for the
+    location, "Placing the coot box at the c wing."): the model finds it when pushed, the header is forced whole,
+    and the answer names the guessed slot so that the node asks first."""
+    r = assistant.respond("leave the linen trolley at the lift")
+    assert (r.intent, r.header, r.guessed) == ("robot_place", "understanding", ("location",))
+    assert r.slots["location"] == "the lift" and all(v in r.text for v in r.slots.values()), r.text
+    r = assistant.respond("put the red cup on the table")  # every slot tagged: nothing guessed
+    assert r.guessed == () and r.header == "understanding"

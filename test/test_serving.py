@@ -197,6 +197,16 @@ def test_spoken_measures_are_one_number(whole, tenth, form, distractor):
     assert check_answer(outcome, text, SCHEMA).slots == {"direction": "forward", "distance": value}
 
 
+def test_a_widened_slot_is_replaced_in_the_reply_where_it_stands_alone():
+    """A decoder reply that says the cut value inside another word keeps that word ("the coot box", session 32)."""
+    text = "Open the boot, please, the cake boxes go in there."
+    outcome = Outcome(OK, EDGE, "Placing the coot box at the c.", "en-US", intent="robot_place",
+                      slots={"object": "the c", "location": "the c"})
+    checked = check_answer(outcome, text, SCHEMA)
+    assert checked.slots == {"object": "the cake", "location": "the cake"}
+    assert checked.text == "Placing the coot box at the cake."
+
+
 @pytest.mark.parametrize("text, copied, said", [
     ("call Zoë please", "Zo", "Zoë"), ("Play AC/DC", "C", "AC"), ("navigate to Müllerstraße 5", "Müllerstra",
     "Müllerstraße"), ("call Ren and Renée", "Ren", "Ren"), ("给周杰伦打电话", "周杰", "周杰")])

@@ -78,3 +78,19 @@ def test_a_stop_supersedes_what_was_received_before_it():
     after = epochs.current
     assert epochs.superseded(before) and not epochs.superseded(after)
     assert not epochs.superseded(before, enabled=False)  # reflex.cancel_pending false: nothing is superseded
+
+
+def test_an_answer_with_a_guessed_slot_is_asked_first_whatever_its_intent():
+    from globalgen_ros.schema import load_schema
+    from globalgen_ros.serving.confirm import Confirmations
+    from globalgen_ros.watchdog.supervisor import EDGE, OK, Outcome
+
+    confirmations = Confirmations(load_schema(), words={})
+    sure = Outcome(OK, EDGE, "Playing Mozart.", "en-US", intent="play_music", slots={"query": "Mozart"},
+                   confidence=0.99)
+    assert not confirmations.needs_asking(sure)
+    from dataclasses import replace
+
+    guessed = replace(sure, guessed=("query",))
+    assert confirmations.needs_asking(guessed)
+    assert confirmations.ask("s", guessed).text == "Play Mozart?"

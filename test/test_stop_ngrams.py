@@ -76,8 +76,9 @@ def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     called 柱子 warned, and "Max, stop! Sit!", a dog), 690 of 697 stops. With test sets 30-31 (sessions 29-30): 9 over
     19,127 (a narrated 快停车 among them), 713 of 720 stops; with test sets 32-33 (session 30): 11 over 20,626,
     738 of 749; with test set 34 (session 31): 11 over 21,360, 747 of 760; with test set 35 (session 31):
-    12 over 22,049, 756 of 769; with test set 36 (session 31): 12 over 22,760, 766 of 779; with test set 37 (session 32): 16 over 23,465
-    (+ children and a dog told off: "Boys, stop fighting right now!", 毛毛你给我站住！), 778 of 795."""
+    12 over 22,049, 756 of 769; with test set 36 (session 31): 12 over 22,760, 766 of 779; with test set 37
+    (session 32): 16 over 23,465 (+ children and a dog told off: "Boys, stop fighting right now!", 毛毛你给我站住！),
+    778 of 795."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]

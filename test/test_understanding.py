@@ -113,3 +113,30 @@ def test_weights_are_uint8_so_every_x86_cpu_computes_the_same_integers():
     kinds = {t.data_type for t in onnx.load(str(NLU / "nlu.int8.onnx")).graph.initializer
              if t.name.endswith("_quantized")}
     assert kinds == {onnx.TensorProto.UINT8}
+
+
+@pytest.mark.parametrize("text, intent, missing, found", [
+    ("leave the linen trolley at the lift", "robot_place", "location", "the lift"),  # v38 tags only the object
+    ("学校导航，要迟到了", "navigate", "destination", "学校"),  # v38 tags no destination
+])
+def test_a_required_slot_the_reading_left_out_is_found_by_pushing_its_tags(nlu, text, intent, missing, found):
+    """Understanding.fill (session 32): the tags of the missing slot are raised until a span appears that overlaps
+    no slot already found; the value is words said."""
+    p = nlu.predict(text)
+    assert p["intent"] == intent and missing not in p["slots"]
+    filled = nlu.fill(text, intent, [missing], p["spans"])
+    assert filled == {missing: found}
+
+
+def test_a_pushed_slot_never_overlaps_a_slot_found_and_is_words_said(nlu):
+    from globalgen_ros.understanding.predict import MAX_SLOT_BIAS  # noqa: F401 (the bound exists)
+
+    for text in ("put the blanket on my lap", "drop the umbrella at the entrance", "把熨斗送到五零三房",
+                 "Put the cuppa on the side, ta.", "Open the boot, please, the cake boxes go in there."):
+        p = nlu.predict(text)
+        taken = p["spans"]
+        filled = nlu.fill(text, "robot_place", ["location"], {k: v for k, v in taken.items() if k != "location"})
+        for value in filled.values():
+            assert value in text and value.strip().lower() not in ("the", "a", "an")
+            a = text.index(value)
+            assert all(not (a < e and s < a + len(value)) for k, (s, e) in taken.items() if k != "location")

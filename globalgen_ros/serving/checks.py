@@ -13,13 +13,14 @@ so: nothing here schedules (grounding/timing.py).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
 from globalgen_ros.grounding.timing import for_later
 from globalgen_ros.grounding.units import in_slot_unit, said_in_unit, the_one_said
-from globalgen_ros.grounding.words import whole_words
+from globalgen_ros.grounding.words import is_latin_word_char, whole_words
 from globalgen_ros.watchdog.language import FOR_LATER, MISSING, NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
 from globalgen_ros.watchdog.supervisor import Outcome
 
@@ -30,6 +31,16 @@ def _lang(language: str) -> str:
 
 def _decline(outcome: Outcome, reply: str, note: str) -> Outcome:
     return replace(outcome, intent="none", slots={}, text=reply, confirmed=None, notes=[*outcome.notes, note])
+
+
+def _replace_alone(reply: str, value: str, whole: str) -> str:
+    """Replace `value` in `reply` where no Latin letter touches it (not inside "the coot" for "the c")."""
+    cuts = [m.start() for m in re.finditer(re.escape(value), reply)
+            if not (m.start() > 0 and is_latin_word_char(reply[m.start() - 1]) and is_latin_word_char(value[0]))
+            and not (m.end() < len(reply) and is_latin_word_char(reply[m.end()]) and is_latin_word_char(value[-1]))]
+    for start in reversed(cuts):
+        reply = reply[:start] + whole + reply[start + len(value):]
+    return reply
 
 
 def ground_words(outcome: Outcome, text: str, schema) -> Outcome:
@@ -44,7 +55,8 @@ def ground_words(outcome: Outcome, text: str, schema) -> Outcome:
         whole = whole_words(text, value)
         if whole != value:
             slots[slot.name] = whole
-            reply = reply.replace(value.strip(), whole) if value.strip() and whole not in reply else reply
+            if value.strip() and whole not in reply:
+                reply = _replace_alone(reply, value.strip(), whole)
             notes.append(f"{slot.name}={value!r} cut a word: {whole!r} was said")
     return replace(outcome, slots=slots, text=reply, notes=notes)
 
