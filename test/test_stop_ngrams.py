@@ -78,13 +78,14 @@ def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     738 of 749; with test set 34 (session 31): 11 over 21,360, 747 of 760; with test set 35 (session 31):
     12 over 22,049, 756 of 769; with test set 36 (session 31): 12 over 22,760, 766 of 779; with test set 37
     (session 32): 16 over 23,465 (+ children and a dog told off: "Boys, stop fighting right now!", 毛毛你给我站住！),
-    778 of 795; with test set 38 (session 32): 16 over 24,208, 791 of 808."""
+    778 of 795; with test set 38 (session 32): 16 over 24,208, 791 of 808; with test set 39 (session 32): 16 over
+    24,879, 804 of 821."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]
     found = sum(f for r, f in zip(rows, fired, strict=True) if r["intent"] == "stop")
     assert len(false) <= 16, false
-    assert found >= 770
+    assert found >= 780
 
 
 @pytest.mark.parametrize("text", ["如果有孩子跑上冰面，马上停下。", "万一有人进了粪池区就马上停机",
