@@ -232,6 +232,26 @@ def test_measures_keep_what_was_said(text, said):
     assert numbers_said(text) == said
 
 
+@given(st.integers(1, 60), st.sampled_from(["zh", "zh_negative", "en", "en_negative", "digits"]), st.integers(16, 32))
+def test_a_number_below_zero_keeps_its_sign(n, form, wanted):
+    """零下三十度 / "minus thirty" is -30, so "三十" of it is no temperature to set (test set 36, session 32)."""
+    said = {"zh": f"零下{zh_number(n)}度", "zh_negative": f"负{zh_number(n)}度", "en": f"minus {en_number(n)}",
+            "en_negative": f"negative {n}", "digits": f"-{n}"}[form]
+    weather = f"外面{said}" if form.startswith("zh") else f"it's {said} outside"
+    assert numbers_said(weather) == [f"-{n}"] and not is_said(str(n), weather)
+    text = f"{weather}，温度调到{zh_number(wanted)}度" if form.startswith("zh") else f"{weather}, set it to {wanted}"
+    assert numbers_said(text) == [f"-{n}", str(wanted)]
+    lang = "zh-CN" if form.startswith("zh") else "en-US"
+    assert check_answer(temperature(str(n), lang), weather, SCHEMA).intent == "none"  # the remark sets nothing
+    assert check_answer(temperature(str(wanted), lang), text, SCHEMA).slots == {"temperature": str(wanted)}
+
+
+@pytest.mark.parametrize("text, said", [("move 5-10 metres", ["5", "10"]), ("the t-20 model", ["20"]),
+                                        ("机器人去负一楼", ["-1"]), ("调到二十二度", ["22"])])
+def test_a_hyphen_inside_words_or_ranges_is_no_minus_sign(text, said):
+    assert numbers_said(text) == said
+
+
 @given(st.integers(0, 99), st.sampled_from(["zh-CN", "en-US"]))
 def test_range_is_enforced_never_clamped(n, language):
     said = zh_number(n) if language == "zh-CN" else en_number(n)

@@ -3,8 +3,8 @@
 Chinese numerals (二十四, 两百, 二十二点五) are read by `cn2an`, English number words (twenty-one, forty five) by
 `text2num`; both turn them into digits inside the sentence, and the digits are then collected in order. Measures
 that neither library reads as one number are joined after them: 一米五 / 两米半 / 二十二度五 (1.5 m, 2.5 m,
-22.5 °C), "one and a half", "half a metre", "a metre". A number slot may only hold one of these: "never a number
-not said".
+22.5 °C), "one and a half", "half a metre", "a metre". A number below zero keeps its sign (零下三十度, "minus
+five": -30, -5), so "三十" of 零下三十 is not 30. A number slot may only hold one of these: "never a number not said".
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ with warnings.catch_warnings():  # cn2an's dependency `proces` warns on import a
     warnings.simplefilter("ignore")
     import cn2an
 
-_DIGITS = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
+_DIGITS = re.compile(r"(?:(?<![A-Za-z0-9.])-)?(?<![\d.])\d+(?:\.\d+)?(?![\d])")  # "-5": a sign, not "t-20", "5-10"
+# Below zero, said: 零下三十度 (read as 负三十 by cn2an), "minus five", "negative 5" (written "-5" before parsing).
+_ZH_BELOW_ZERO = re.compile(r"零下")
+_EN_MINUS = re.compile(r"(?i)\b(?:minus|negative)\s+(?=\d)")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 # Measures, read after the libraries have written the numerals as digits (1米5, 2米半, 1 and a half).
 _ZH_TENTHS = re.compile(r"(\d+)([米度])([1-9])(?![\d.米度分秒个号次天年月岁块元])")  # 1米5 -> 1.5米, not 22度5分钟
@@ -32,7 +35,7 @@ _EN_A_METRE = re.compile(r"(?i)\ba (metre|meter)\b")  # a metre -> 1 metre
 
 def to_digits(text: str) -> str:
     """Return `text` with its Chinese and English number words written as digits."""
-    out = text
+    out = _ZH_BELOW_ZERO.sub("负", text)
     if _CJK.search(out):
         try:
             out = cn2an.transform(out, "cn2an")
@@ -43,7 +46,7 @@ def to_digits(text: str) -> str:
             out = alpha2digit(out, "en", threshold=0)
         except (ValueError, RuntimeError):
             pass
-    return measures(out)
+    return measures(_EN_MINUS.sub("-", out))
 
 
 def measures(text: str) -> str:
