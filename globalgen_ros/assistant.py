@@ -274,6 +274,8 @@ class Assistant:
         "guessed": the answer is asked before it is acted on. A reading of one clause is left as it is."""
         if nlu is None or nlu["intent"] not in self.schema or nlu.get("clause"):
             return nlu
+        if nlu["confidence"] < self.confidence_floor(nlu["intent"]):
+            return nlu  # declined in header_constraint: no second encoder run for slots nobody will see
         spec = self.schema[nlu["intent"]]
         missing = [s.name for s in spec.slots if not s.optional and s.type != "enum" and s.name not in nlu["slots"]]
         if not missing:
