@@ -366,6 +366,9 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 41 (session 32: a freezer warehouse, a circus, an EV charging hub, an observatory and rocket test site): first
 # run served 136/137 en, 99/99 zh (the first first run at 99 % in both languages), 1 ; 7 false stops;
 # taught "dock plates", lions, "starp starp", and 太牛了, 别刹, 按钮在, 休息 as set phrases.
+# List 42 (session 33: a car repair garage, a theatre backstage, canal locks, an animal shelter): first run served
+# 169/174 en, 128/131 zh, 8 ; 3 false stops; taught ramp, flies, table as machines, "heads up", "low bridge", 前面有 as
+# hazards, 关掉发动机, 熄火, 看着点, "after you've" and "in an emergency" as conditions, "brake light's", 刹车台.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -388,7 +391,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_35.json": {"en": 0.91, "zh": 0.88}, "reflex_stops_36.json": {"en": 0.86, "zh": 0.88},
                 "reflex_stops_37.json": {"en": 0.91, "zh": 0.86}, "reflex_stops_38.json": {"en": 0.95, "zh": 0.89},
                 "reflex_stops_39.json": {"en": 0.87, "zh": 0.94}, "reflex_stops_40.json": {"en": 0.92, "zh": 0.79},
-                "reflex_stops_41.json": {"en": 0.89, "zh": 0.90}}
+                "reflex_stops_41.json": {"en": 0.89, "zh": 0.90},
+                "reflex_stops_42.json": {"en": 0.83, "zh": 0.86}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -406,7 +410,7 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_35.json": {"en": 3, "zh": 5}, "reflex_stops_36.json": {"en": 5, "zh": 1},
                      "reflex_stops_37.json": {"en": 4, "zh": 3}, "reflex_stops_38.json": {"en": 3, "zh": 4},
                      "reflex_stops_39.json": {"en": 2, "zh": 4}, "reflex_stops_40.json": {"en": 5, "zh": 2},
-                     "reflex_stops_41.json": {"zh": 2}}
+                     "reflex_stops_41.json": {"zh": 2}, "reflex_stops_42.json": {"en": 4, "zh": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
