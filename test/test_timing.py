@@ -31,6 +31,10 @@ SCHEMA = load_schema()
     ("打烊以后把门口的桌子收进来", "打烊以后"),
     ("下班的时候导航回家", "下班的时候"),
     ("半小时后给老王打电话", ""),  # 半 is no numeral of the list: the model decides
+    ("before we leave, open the windows", "before we"),
+    ("Before bed, bring Dad his hot water bottle", "Before bed"),
+    ("到家之前把座椅加热打开", "到家之前"),
+    ("睡觉前把窗户都关上", "睡觉前"),
 ])
 def test_a_condition_or_later_time_first_is_found(text, when):
     assert for_later(text) == when
@@ -44,6 +48,8 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "ears hurt, turn it down", "等一下，把窗户关上", "等不了了，导航去医院", "明天要考试，现在先把音乐关了",
     "要是不麻烦的话，把温度调到二十四度", "刚才太吵了，一会儿也会吵，你现在就关窗", "once more, turn it up",
     "下班了，导航回家", "at last, take me home", "at home, the heating's always off, turn it up",
+    "before I forget, pause the music", "before it's too late, turn around", "走前面那条路，导航去东门",
+    "before we leave, now open the window",
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""

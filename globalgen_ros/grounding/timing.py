@@ -1,13 +1,14 @@
 """Find a request for later: an utterance that opens with a condition or a later time and says nothing of now.
 
 "In ten minutes, set the temperature to 20", "later on, move forward a metre", "一会儿孩子上车了把座椅加热打开",
-"要是前面还堵，就导航去东门", "at closing time, go back to the dock", 打烊以后把桌子收了: the command is clear,
-but not for now, and the node schedules nothing, so the answer is a decline that says why (serving/checks.py).
-Not for later: a condition that is politeness ("if you don't mind, open the window", 要是不麻烦的话), a past time
-("when I was a kid…", "after the concert last night…"), a condition already met ("once you've got the mug, oh you
-already have it"), or any word for now or first ("…, but for now set it to 19", 明天的事明天再说，现在导航去国贸).
+"要是前面还堵，就导航去东门", "at closing time, go back to the dock", 打烊以后把桌子收了, "before we leave, open the
+windows", 到家之前把座椅加热打开: the command is clear, but not for now, and the node schedules nothing, so the
+answer is a decline that says why (serving/checks.py). Not for later: a condition that is politeness ("if you don't
+mind, open the window", 要是不麻烦的话), a past time ("when I was a kid…", "after the concert last night…"), "before
+I forget" (that is now), a condition already met ("once you've got the mug, oh you already have it"), or any word
+for now or first ("…, but for now set it to 19", 明天的事明天再说，现在导航去国贸).
 The opening is read after fillers and a vocative ("um, robot, later…"). Rule and measurements: docs/model.md,
-sessions 31-32.
+sessions 31-33.
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ EN_LATER = re.compile(
     r"at (?:\d|noon|midnight|half past|quarter (?:past|to)|\w+ o'?clock|(?:closing|opening|lunch|dinner|tea|bed|"
     r"break|home) ?time|the end of (?:the|my|your|our) (?:day|shift|service)|dawn|dusk|sunrise|sunset)|"
     r"(?:after|by) (?:closing|lunch|dinner|bedtime)|"
+    r"before (?!i forget\b|it'?s too late\b)(?:i|we|you|he|she|they|it|the|my|our|your|bed|bedtime|lunch|dinner|"
+    r"closing)\b|"
     rf"next (?:week|time|month|{_WEEKDAY})|on {_WEEKDAY})\b", re.IGNORECASE)
 _ZH_NUMBER = r"[一二三四五六七八九十两几\d]+"
 ZH_LATER = re.compile(
     _LEAD + r"(?P<when>如果|要是|假如|假设|万一|等(?!一下|一等|等|不了|着)|待会|一会儿?|回头|到时候|"
     r"明天|明早|今晚|后天|下次|(?:下班|打烊|关门|收工|收摊|睡觉|吃完饭|散场|放学)(?:的时候|以后|之后|后)|"
+    r"(?:下班|打烊|关门|收工|收摊|睡觉|睡|吃饭|出门|下车|上车|到家|回家|进门|开会|临走|走之|散场|放学)(?:前|之前|以前)|"
     rf"过(?:一会儿?|{_ZH_NUMBER}(?:分钟|小时))|{_ZH_NUMBER}(?:分钟|小时)(?:后|以后|之后))")
 NOW = re.compile(r"(?i)\b(?:now|right away|straight away|immediately|first|already)\b|现在|先|马上|立刻|立即|赶紧|已经")
 POLITE = re.compile(
