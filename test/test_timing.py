@@ -35,6 +35,8 @@ SCHEMA = load_schema()
     ("Before bed, bring Dad his hot water bottle", "Before bed"),
     ("到家之前把座椅加热打开", "到家之前"),
     ("睡觉前把窗户都关上", "睡觉前"),
+    ("客人来的时候，把茶放到客厅", "客人来的时候"),
+    ("到家以后……再打给我妈", "到家以后"),
 ])
 def test_a_condition_or_later_time_first_is_found(text, when):
     assert for_later(text) == when
@@ -49,7 +51,8 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "要是不麻烦的话，把温度调到二十四度", "刚才太吵了，一会儿也会吵，你现在就关窗", "once more, turn it up",
     "下班了，导航回家", "at last, take me home", "at home, the heating's always off, turn it up",
     "before I forget, pause the music", "before it's too late, turn around", "走前面那条路，导航去东门",
-    "before we leave, now open the window",
+    "before we leave, now open the window", "早上出门的时候忘了带伞，现在把后排窗户关上",
+    "我老公总说我开车的时候听歌太大声，音量再大点", "5分钟以后到公司 先给李总打个电话",
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""

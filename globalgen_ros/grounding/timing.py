@@ -34,7 +34,8 @@ ZH_LATER = re.compile(
     _LEAD + r"(?P<when>如果|要是|假如|假设|万一|等(?!一下|一等|等|不了|着)|待会|一会儿?|回头|到时候|"
     r"明天|明早|今晚|后天|下次|(?:下班|打烊|关门|收工|收摊|睡觉|吃完饭|散场|放学)(?:的时候|以后|之后|后)|"
     r"(?:下班|打烊|关门|收工|收摊|睡觉|睡|吃饭|出门|下车|上车|到家|回家|进门|开会|临走|走之|散场|放学)(?:前|之前|以前)|"
-    rf"过(?:一会儿?|{_ZH_NUMBER}(?:分钟|小时))|{_ZH_NUMBER}(?:分钟|小时)(?:后|以后|之后))")
+    rf"过(?:一会儿?|{_ZH_NUMBER}(?:分钟|小时))|{_ZH_NUMBER}(?:分钟|小时)(?:后|以后|之后)|"
+    r"[^，,。！？!?…\s]{1,12}?(?:的时候|以后|之后)(?=[，,…\s]))")  # 客人来的时候，… : a when-clause, then a pause
 NOW = re.compile(r"(?i)\b(?:now|right away|straight away|immediately|first|already)\b|现在|先|马上|立刻|立即|赶紧|已经")
 POLITE = re.compile(
     r"(?i)\b(?:if (?:it'?s|it is|that'?s) (?:no|not too much|not a|okay|ok|alright|all right|fine)|"
