@@ -516,3 +516,11 @@ def test_sessions_keep_recent_turns_and_forget_idle_ones():
     assert sessions.history("a") == [] and len(sessions) == 2
     now[0] = 11.0
     assert sessions.history("b") == [] and len(sessions) == 0
+
+
+@pytest.mark.parametrize("text, stops", [("Kids, stop fighting now!", False), ("Kids, stop kicking the seats!", False),
+                                         ("Kids, stop!", True), ("stop flipping my sleeve is caught", True),
+                                         ("Stop pushing, you're pinning her against the wall!", True)])
+def test_a_hazard_told_to_stop_a_habit_is_no_warning_unless_a_danger_follows(text, stops):
+    """Test sets 11 and 40, lists 37-38: children told off are no stop of the machine; a danger named after is."""
+    assert REFLEX.matches(text) == stops

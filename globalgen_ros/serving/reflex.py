@@ -290,6 +290,10 @@ class StopReflex:
         if question or len(u) > MAX_WARNING_UNITS or self._asks(u, 0) or self._match(u, 0, "request"):
             return False  # a `request` verb first is no warning: "play baby shark again!"
         starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
+        habits = [j for k in starts for j in self._match(u, k, "stop") if self._habit(u, j)]
+        if habits and not any(self._match(u, k, kind) for k in starts if k > habits[0]
+                              for kind in ("hazard", "imminent")):
+            return False  # "Kids, stop fighting now!": told to stop a habit, no danger named after it
         imminent = [(k, j) for k in starts for j in self._match(u, k, "imminent")
                     if k == 0 or u[k - 1].text not in _FIRST_PERSON]
         inside = {m for k, j in imminent for m in range(k, j)}  # "it won't let go": the negation is the danger
@@ -405,8 +409,7 @@ class StopReflex:
                      "alarm": (("halt", "halt"), ("stop", "stop"), ("alarm", "alarm"), ("filler", "alarm"))}[state]
             if state in ("stop", "halt") and self._match(u, i, "condition"):
                 return False  # "stop if the dog walks in front of you": an instruction for later, not a stop now
-            if state == "stop" and i < len(u) and not u[i - 1].pause and _ing_object(u[i].text) and not any(
-                    self._match(u, i, kind) for kind in ("filler", "stop", "halt", "hazard", "alarm", "reason")):
+            if state == "stop" and self._habit(u, i):
                 memo[key] = False  # "stop scrolling and help me", "stop laughing": a habit of a person, no halt
                 return False
             if state != "lead" and (i == len(u) or (not strict and (
@@ -420,6 +423,11 @@ class StopReflex:
                     state in ("stop", "halt") and any(self._fires(u, j, state, memo, question, strict)
                                                       for j in self._machine_object(u, i)))
         return memo[key]
+
+    def _habit(self, u: list[Unit], i: int) -> bool:
+        """Return True if the -ing word at unit i, right after a stop phrase, is a person's habit ("stop laughing")."""
+        return 0 < i < len(u) and not u[i - 1].pause and _ing_object(u[i].text) and not any(
+            self._match(u, i, kind) for kind in ("filler", "stop", "halt", "hazard", "alarm", "reason"))
 
     def _machine_object(self, u: list[Unit], i: int) -> list[int]:
         """Return the ends of an object that names a machine after a stop phrase: an article, at most two more words
