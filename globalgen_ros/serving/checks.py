@@ -8,7 +8,8 @@ optional number slot the model left empty takes the one length the utterance say
 the range check sees what was said (grounding/units.py). A value outside the slot's `min`/`max` is never acted on:
 the answer becomes `none` with a reply that says the range. A command for later (an utterance that opens with a
 condition or a later time and says nothing of now: "in ten minutes, set it to 20") is declined with a reply that says
-so: nothing here schedules (grounding/timing.py).
+so: nothing here schedules (grounding/timing.py). A command read from a one-sentence question about how to do it
+("How do I make the robot go to the garage?") is declined the same way (grounding/questions.py).
 """
 
 from __future__ import annotations
@@ -18,10 +19,19 @@ from dataclasses import replace
 from pathlib import Path
 
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
+from globalgen_ros.grounding.questions import asks_how
 from globalgen_ros.grounding.timing import for_later
 from globalgen_ros.grounding.units import in_slot_unit, said_in_unit, the_one_said
 from globalgen_ros.grounding.words import is_latin_word_char, whole_words
-from globalgen_ros.watchdog.language import FOR_LATER, MISSING, NUMBER_UNCLEAR, OUT_OF_RANGE, base_language, say
+from globalgen_ros.watchdog.language import (
+    ASKS_HOW,
+    FOR_LATER,
+    MISSING,
+    NUMBER_UNCLEAR,
+    OUT_OF_RANGE,
+    base_language,
+    say,
+)
 from globalgen_ros.watchdog.supervisor import Outcome
 
 
@@ -139,8 +149,16 @@ def check_timing(outcome: Outcome, text: str, schema) -> Outcome:
                     f"{outcome.intent} asked for later ({when!r}): nothing is scheduled")
 
 
+def check_question(outcome: Outcome, text: str, schema) -> Outcome:
+    """Decline a command read from a question about how to do it (a stop is never declined here)."""
+    how = asks_how(text) if outcome.intent in schema and outcome.intent not in ("stop", "none") else ""
+    if not how:
+        return outcome
+    return _decline(outcome, say(ASKS_HOW, outcome.language), f"{outcome.intent} read from a question ({how!r})")
+
+
 def check_answer(outcome: Outcome, text: str, schema) -> Outcome:
     """Apply every check to an answered outcome (edge or cloud)."""
-    outcome = check_timing(outcome, text, schema)
+    outcome = check_question(check_timing(outcome, text, schema), text, schema)
     grounded = ground_numbers(ground_words(check_required(outcome, schema), text, schema), text, schema)
     return check_ranges(grounded, schema)

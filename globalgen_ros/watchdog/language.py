@@ -24,6 +24,8 @@ OUT_OF_RANGE = {ZH: "抱歉，{label}只能设在{min}到{max}{unit}之间，您
 MISSING = {ZH: "抱歉，我没听清{label}，请再说一遍。", EN: "Sorry, I didn't get {label}. Please say it again."}
 FOR_LATER = {ZH: "抱歉，我只能马上执行，不能等到“{when}”再做。到时候请再跟我说一遍。",
              EN: "Sorry, I can only do things now, not \"{when}\". Please ask me again when it's time."}
+ASKS_HOW = {ZH: "这听起来是在问怎么做，不是让我现在就做。需要的话，请直接吩咐我。",
+            EN: "That sounds like a question about how to do it, not a request to do it now. Just ask if you want it."}
 NUMBER_UNCLEAR = {ZH: "抱歉，我没听清{label}是多少，请再说一遍。",
                   EN: "Sorry, I didn't get {label}. Please say it again."}
 

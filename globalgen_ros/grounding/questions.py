@@ -1,0 +1,26 @@
+"""Find a question about how to do something: "How do I make the robot go to the garage?", 怎么才能让车窗自己关上？
+
+The words of a command are in it, but it asks how, not for the action now, so the answer is a decline that says
+so (serving/checks.py). Only a single sentence counts: "how do I close these, close all the windows" goes on with a
+command, and "how do you say it, Schiphol, take me there" asks the speaker's own question. Rule and measurements:
+docs/model.md, session 33.
+"""
+
+from __future__ import annotations
+
+import re
+
+from globalgen_ros.grounding.timing import _LEAD
+
+EN_HOW = re.compile(_LEAD + r"(?P<how>how (?:do|can|could|should|would) (?:i|we|one)|how to|what happens if)\b",
+                    re.IGNORECASE)
+ZH_HOW = re.compile(r"^[\W_]*(?:请问)?[\W_]*(?P<how>(?:怎么|如何|咋)(?:样才能|才能|让|使))")
+_SENTENCES = re.compile(r"[,.;:!?，。；：！？…]+")
+
+
+def asks_how(text: str) -> str:
+    """Return the opening of a one-sentence question about how to do something, or ""."""
+    found = EN_HOW.search(text) or ZH_HOW.search(text)
+    if not found or len([s for s in _SENTENCES.split(text[found.end():]) if s.strip()]) > 1:
+        return ""
+    return found.group("how")
