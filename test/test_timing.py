@@ -37,6 +37,9 @@ SCHEMA = load_schema()
     ("睡觉前把窗户都关上", "睡觉前"),
     ("客人来的时候，把茶放到客厅", "客人来的时候"),
     ("到家以后……再打给我妈", "到家以后"),
+    ("下午三点你去阳台一趟", "下午三点"),
+    ("八点钟放儿歌哄她睡觉", "八点钟"),
+    ("下礼拜去泉州开元寺，到时再导航", "下礼拜"),
 ])
 def test_a_condition_or_later_time_first_is_found(text, when):
     assert for_later(text) == when
@@ -53,6 +56,7 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "before I forget, pause the music", "before it's too late, turn around", "走前面那条路，导航去东门",
     "before we leave, now open the window", "早上出门的时候忘了带伞，现在把后排窗户关上",
     "我老公总说我开车的时候听歌太大声，音量再大点", "5分钟以后到公司 先给李总打个电话",
+    "三点前到公司就行，不着急，主驾温度调到二十一度", "两点的会要迟到了，导航去国贸三期", "三点有个会，导航去公司",
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""

@@ -35,7 +35,10 @@ ZH_LATER = re.compile(
     r"明天|明早|今晚|后天|下次|(?:下班|打烊|关门|收工|收摊|睡觉|吃完饭|散场|放学)(?:的时候|以后|之后|后)|"
     r"(?:下班|打烊|关门|收工|收摊|睡觉|睡|吃饭|出门|下车|上车|到家|回家|进门|开会|临走|走之|散场|放学)(?:前|之前|以前)|"
     rf"过(?:一会儿?|{_ZH_NUMBER}(?:分钟|小时))|{_ZH_NUMBER}(?:分钟|小时)(?:后|以后|之后)|"
-    r"[^，,。！？!?…\s]{1,12}?(?:的时候|以后|之后)(?=[，,…\s]))")  # 客人来的时候，… : a when-clause, then a pause
+    r"[^，,。！？!?…\s]{1,12}?(?:的时候|以后|之后)(?=[，,…\s])|"  # 客人来的时候，… : a when-clause, then a pause
+    rf"(?:(?:(?:今天|明天|今晚)?(?:上午|下午|晚上|早上|中午|傍晚|凌晨)?{_ZH_NUMBER}点(?:半|钟|{_ZH_NUMBER}分?)?|"
+    r"下个?(?:礼拜|星期|周)[一二三四五六日天末]?|(?:今天|今儿)(?:上午|下午|晚上|傍晚))(?![的前要了过有在])))")
+    # 下午三点你去阳台一趟, 下礼拜去泉州: a clock time or a day first; not 三点前到, 两点的会, 三点有个会
 NOW = re.compile(r"(?i)\b(?:now|right away|straight away|immediately|first|already)\b|现在|先|马上|立刻|立即|赶紧|已经")
 POLITE = re.compile(
     r"(?i)\b(?:if (?:it'?s|it is|that'?s) (?:no|not too much|not a|okay|ok|alright|all right|fine)|"

@@ -9,7 +9,8 @@ the range check sees what was said (grounding/units.py). A value outside the slo
 the answer becomes `none` with a reply that says the range. A command for later (an utterance that opens with a
 condition or a later time and says nothing of now: "in ten minutes, set it to 20") is declined with a reply that says
 so: nothing here schedules (grounding/timing.py). A command read from a one-sentence question about how to do it
-("How do I make the robot go to the garage?") is declined the same way (grounding/questions.py).
+("How do I make the robot go to the garage?") is declined the same way (grounding/questions.py), and so is one said
+to an animal ("bad dog, get off the sofa, go to your bed", grounding/addressee.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from globalgen_ros.grounding.addressee import said_to_an_animal
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
 from globalgen_ros.grounding.questions import asks_how
 from globalgen_ros.grounding.timing import for_later
@@ -29,6 +31,7 @@ from globalgen_ros.watchdog.language import (
     MISSING,
     NUMBER_UNCLEAR,
     OUT_OF_RANGE,
+    TO_AN_ANIMAL,
     base_language,
     say,
 )
@@ -157,8 +160,17 @@ def check_question(outcome: Outcome, text: str, schema) -> Outcome:
     return _decline(outcome, say(ASKS_HOW, outcome.language), f"{outcome.intent} read from a question ({how!r})")
 
 
+def check_addressee(outcome: Outcome, text: str, schema) -> Outcome:
+    """Decline a command said to an animal (a stop is never declined here: the machine stops whoever was meant)."""
+    who = said_to_an_animal(text) if outcome.intent in schema and outcome.intent not in ("stop", "none") else ""
+    if not who:
+        return outcome
+    return _decline(outcome, say(TO_AN_ANIMAL, outcome.language).format(who=who),
+                    f"{outcome.intent} said to an animal ({who!r})")
+
+
 def check_answer(outcome: Outcome, text: str, schema) -> Outcome:
     """Apply every check to an answered outcome (edge or cloud)."""
-    outcome = check_question(check_timing(outcome, text, schema), text, schema)
+    outcome = check_addressee(check_question(check_timing(outcome, text, schema), text, schema), text, schema)
     grounded = ground_numbers(ground_words(check_required(outcome, schema), text, schema), text, schema)
     return check_ranges(grounded, schema)

@@ -1,0 +1,40 @@
+"""A command said to an animal is declined saying why; the machine named too, or a stop, is left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from globalgen_ros.grounding.addressee import said_to_an_animal
+from globalgen_ros.schema import load_schema
+from globalgen_ros.serving.checks import check_answer
+from globalgen_ros.watchdog.supervisor import EDGE, OK, Outcome
+
+SCHEMA = load_schema()
+
+
+@pytest.mark.parametrize("text, who", [
+    ("bad dog, get off the sofa, go to your bed", "bad dog"),  # test set 39: robot_go_to acted on
+    ("旺财！过来！往后退，别扒拉垃圾桶", "旺财"),  # test set 40: robot_move acted on
+    ("喵喵，别挠沙发了，去你的猫抓板那儿", "喵喵"),
+    ("小狗，往前走，快点快点", "小狗"),
+    ("Kitty, get off the counter!", "Kitty"),
+])
+def test_an_opening_call_to_an_animal_is_found(text, who):
+    assert said_to_an_animal(text) == who
+
+
+@pytest.mark.parametrize("text", [
+    "good dog, here's your treat. Robot, move forward three metres", "旺财，坐！好乖。机器人，往前走三米",
+    "Good boy, now go to the kitchen.", "小白，去护士站", "go to the kitchen", "毛毛虫爬到窗户上了",
+])
+def test_the_machine_named_or_no_animal_called_is_left_to_the_model(text):
+    assert said_to_an_animal(text) == ""
+
+
+def test_a_command_to_an_animal_is_declined_saying_why_and_a_stop_is_not():
+    go = Outcome(OK, EDGE, "好的。", "zh-CN", intent="robot_move", slots={"direction": "backward"})
+    checked = check_answer(go, "大黄，别挡着路，往后退", SCHEMA)
+    assert checked.intent == "none" and "大黄" in checked.text
+    assert any("said to an animal" in n for n in checked.notes)
+    stop = Outcome(OK, EDGE, "Stopping.", "en-US", intent="stop", slots={})
+    assert check_answer(stop, "bad dog, stop!", SCHEMA).intent == "stop"
