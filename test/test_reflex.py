@@ -369,6 +369,9 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 42 (session 33: a car repair garage, a theatre backstage, canal locks, an animal shelter): first run served
 # 169/174 en, 128/131 zh, 8 ; 3 false stops; taught ramp, flies, table as machines, "heads up", "low bridge", 前面有 as
 # hazards, 关掉发动机, 熄火, 看着点, "after you've" and "in an emergency" as conditions, "brake light's", 刹车台.
+# List 43 (session 33: an airport apron, a dairy farm, a hospital ward, a car park with a car wash and a valet car):
+# first run served 135/138 en, 100/102 zh, 5 ; 6 false stops; taught jackknifing, "window's down", 还有人, 没关 as
+# hazards, "stop sign's", "stop the video", "stop the pa", 停下脚步, 停车费 as set phrases.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -392,7 +395,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_37.json": {"en": 0.91, "zh": 0.86}, "reflex_stops_38.json": {"en": 0.95, "zh": 0.89},
                 "reflex_stops_39.json": {"en": 0.87, "zh": 0.94}, "reflex_stops_40.json": {"en": 0.92, "zh": 0.79},
                 "reflex_stops_41.json": {"en": 0.89, "zh": 0.90},
-                "reflex_stops_42.json": {"en": 0.83, "zh": 0.86}}
+                "reflex_stops_42.json": {"en": 0.83, "zh": 0.86}, "reflex_stops_43.json": {"en": 0.94, "zh": 0.92}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -410,7 +413,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_35.json": {"en": 3, "zh": 5}, "reflex_stops_36.json": {"en": 5, "zh": 1},
                      "reflex_stops_37.json": {"en": 4, "zh": 3}, "reflex_stops_38.json": {"en": 3, "zh": 4},
                      "reflex_stops_39.json": {"en": 2, "zh": 4}, "reflex_stops_40.json": {"en": 5, "zh": 2},
-                     "reflex_stops_41.json": {"zh": 2}, "reflex_stops_42.json": {"en": 4, "zh": 2}}
+                     "reflex_stops_41.json": {"zh": 2}, "reflex_stops_42.json": {"en": 4, "zh": 2},
+                     "reflex_stops_43.json": {"en": 1, "zh": 3}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
