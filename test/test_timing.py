@@ -57,6 +57,7 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "before we leave, now open the window", "早上出门的时候忘了带伞，现在把后排窗户关上",
     "我老公总说我开车的时候听歌太大声，音量再大点", "5分钟以后到公司 先给李总打个电话",
     "三点前到公司就行，不着急，主驾温度调到二十一度", "两点的会要迟到了，导航去国贸三期", "三点有个会，导航去公司",
+    "三点之前要到，导航去国贸",
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""

@@ -37,7 +37,7 @@ ZH_LATER = re.compile(
     rf"过(?:一会儿?|{_ZH_NUMBER}(?:分钟|小时))|{_ZH_NUMBER}(?:分钟|小时)(?:后|以后|之后)|"
     r"[^，,。！？!?…\s]{1,12}?(?:的时候|以后|之后)(?=[，,…\s])|"  # 客人来的时候，… : a when-clause, then a pause
     rf"(?:(?:(?:今天|明天|今晚)?(?:上午|下午|晚上|早上|中午|傍晚|凌晨)?{_ZH_NUMBER}点(?:半|钟|{_ZH_NUMBER}分?)?|"
-    r"下个?(?:礼拜|星期|周)[一二三四五六日天末]?|(?:今天|今儿)(?:上午|下午|晚上|傍晚))(?![的前要了过有在])))")
+    r"下个?(?:礼拜|星期|周)[一二三四五六日天末]?|(?:今天|今儿)(?:上午|下午|晚上|傍晚))(?![的前要了过有在之以])))")
     # 下午三点你去阳台一趟, 下礼拜去泉州: a clock time or a day first; not 三点前到, 两点的会, 三点有个会
 NOW = re.compile(r"(?i)\b(?:now|right away|straight away|immediately|first|already)\b|现在|先|马上|立刻|立即|赶紧|已经")
 POLITE = re.compile(
