@@ -143,34 +143,28 @@ def check_required(outcome: Outcome, schema) -> Outcome:
     return outcome
 
 
-def check_timing(outcome: Outcome, text: str, schema) -> Outcome:
-    """Decline a command asked for later (a stop is never deferred): the node acts now or not at all."""
-    when = for_later(text) if outcome.intent in schema and outcome.intent not in ("stop", "none") else ""
-    if not when:
+# What declines a command whatever the model read, checked in this order: (finder, reply, note); a stop is never
+# declined here (the machine stops whoever was meant), and a decline has nothing to decline.
+_NOT_FOR_NOW = (
+    (for_later, FOR_LATER, "asked for later ({found!r}): nothing is scheduled"),  # "in ten minutes, …"
+    (asks_how, ASKS_HOW, "read from a question ({found!r})"),  # "How do I make the robot go to …?"
+    (said_to_an_animal, TO_AN_ANIMAL, "said to an animal ({found!r})"),  # "bad dog, go to your bed"
+)
+
+
+def check_not_for_now(outcome: Outcome, text: str, schema) -> Outcome:
+    """Decline a command asked for later, read from a question about how, or said to an animal, saying why."""
+    if outcome.intent not in schema or outcome.intent in ("stop", "none"):
         return outcome
-    return _decline(outcome, say(FOR_LATER, outcome.language).format(when=when),
-                    f"{outcome.intent} asked for later ({when!r}): nothing is scheduled")
-
-
-def check_question(outcome: Outcome, text: str, schema) -> Outcome:
-    """Decline a command read from a question about how to do it (a stop is never declined here)."""
-    how = asks_how(text) if outcome.intent in schema and outcome.intent not in ("stop", "none") else ""
-    if not how:
-        return outcome
-    return _decline(outcome, say(ASKS_HOW, outcome.language), f"{outcome.intent} read from a question ({how!r})")
-
-
-def check_addressee(outcome: Outcome, text: str, schema) -> Outcome:
-    """Decline a command said to an animal (a stop is never declined here: the machine stops whoever was meant)."""
-    who = said_to_an_animal(text) if outcome.intent in schema and outcome.intent not in ("stop", "none") else ""
-    if not who:
-        return outcome
-    return _decline(outcome, say(TO_AN_ANIMAL, outcome.language).format(who=who),
-                    f"{outcome.intent} said to an animal ({who!r})")
+    for find, reply, note in _NOT_FOR_NOW:
+        if found := find(text):
+            return _decline(outcome, say(reply, outcome.language).format(when=found, who=found),
+                            f"{outcome.intent} " + note.format(found=found))
+    return outcome
 
 
 def check_answer(outcome: Outcome, text: str, schema) -> Outcome:
     """Apply every check to an answered outcome (edge or cloud)."""
-    outcome = check_addressee(check_question(check_timing(outcome, text, schema), text, schema), text, schema)
+    outcome = check_not_for_now(outcome, text, schema)
     grounded = ground_numbers(ground_words(check_required(outcome, schema), text, schema), text, schema)
     return check_ranges(grounded, schema)
