@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from globalgen_ros.grounding.timing import _LEAD
+from globalgen_ros.grounding.timing import OPENING
 
-EN_HOW = re.compile(_LEAD + r"(?P<how>how (?:do|can|could|should|would) (?:i|we|one)|how to|what happens if)\b",
+EN_HOW = re.compile(OPENING + r"(?P<how>how (?:do|can|could|should|would) (?:i|we|one)|how to|what happens if)\b",
                     re.IGNORECASE)
 ZH_HOW = re.compile(r"^[\W_]*(?:请问)?[\W_]*(?P<how>(?:怎么|如何|咋)(?:样才能|才能|让|使))")
 _SENTENCES = re.compile(r"[,.;:!?，。；：！？…]+")

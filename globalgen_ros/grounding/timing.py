@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 
-_LEAD = (r"^[\W_]*(?:(?:um+|uh+|er+|erm|hmm+|so|okay|ok|oh|well|right|hey|robot|car|嗯|呃|额|那个|哦|好|那|机器人)"
+OPENING = (r"^[\W_]*(?:(?:um+|uh+|er+|erm|hmm+|so|okay|ok|oh|well|right|hey|robot|car|嗯|呃|额|那个|哦|好|那|机器人)"
          r"(?![\w\u4e00-\u9fff])[\W_]*)*")
 _NUMBER = r"(?:a|an|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|a few|a couple of|\d+)"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 EN_LATER = re.compile(
-    _LEAD + r"(?P<when>later|tomorrow|if|unless|in case|when|whenever|once(?! more| again)|as soon as|first thing|"
+    OPENING + r"(?P<when>later|tomorrow|if|unless|in case|when|whenever|once(?! more| again)|as soon as|first thing|"
     r"after (?:i|we|you|he|she|they|it)\b|"
     rf"in {_NUMBER} (?:minutes?|mins?|hours?|seconds?|secs?)|"
     r"at (?:\d|noon|midnight|half past|quarter (?:past|to)|\w+ o'?clock|(?:closing|opening|lunch|dinner|tea|bed|"
@@ -31,7 +31,7 @@ EN_LATER = re.compile(
     rf"next (?:week|time|month|{_WEEKDAY})|on {_WEEKDAY})\b", re.IGNORECASE)
 _ZH_NUMBER = r"[一二三四五六七八九十两几\d]+"
 ZH_LATER = re.compile(
-    _LEAD + r"(?P<when>如果|要是|假如|假设|万一|等(?!一下|一等|等|不了|着)|待会|一会儿?|回头|到时候|"
+    OPENING + r"(?P<when>如果|要是|假如|假设|万一|等(?!一下|一等|等|不了|着)|待会|一会儿?|回头|到时候|"
     r"明天|明早|今晚|后天|下次|(?:下班|打烊|关门|收工|收摊|睡觉|吃完饭|散场|放学)(?:的时候|以后|之后|后)|"
     r"(?:下班|打烊|关门|收工|收摊|睡觉|睡|吃饭|出门|下车|上车|到家|回家|进门|开会|临走|走之|散场|放学)(?:前|之前|以前)|"
     rf"过(?:一会儿?|{_ZH_NUMBER}(?:分钟|小时))|{_ZH_NUMBER}(?:分钟|小时)(?:后|以后|之后)|"

@@ -158,7 +158,7 @@ def check_not_for_now(outcome: Outcome, text: str, schema) -> Outcome:
         return outcome
     for find, reply, note in _NOT_FOR_NOW:
         if found := find(text):
-            return _decline(outcome, say(reply, outcome.language).format(when=found, who=found),
+            return _decline(outcome, say(reply, outcome.language).format(found=found),
                             f"{outcome.intent} " + note.format(found=found))
     return outcome
 

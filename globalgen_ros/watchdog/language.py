@@ -22,12 +22,13 @@ NOTHING_TO_CONFIRM = {ZH: "现在没有需要确认的事。", EN: "There's noth
 OUT_OF_RANGE = {ZH: "抱歉，{label}只能设在{min}到{max}{unit}之间，您说的是{value}{unit}。",
                 EN: "Sorry, {label} must be between {min} and {max} {unit}; you said {value}."}
 MISSING = {ZH: "抱歉，我没听清{label}，请再说一遍。", EN: "Sorry, I didn't get {label}. Please say it again."}
-FOR_LATER = {ZH: "抱歉，我只能马上执行，不能等到“{when}”再做。到时候请再跟我说一遍。",
-             EN: "Sorry, I can only do things now, not \"{when}\". Please ask me again when it's time."}
+FOR_LATER = {ZH: "抱歉，我只能马上执行，不能等到“{found}”再做。到时候请再跟我说一遍。",
+             EN: "Sorry, I can only do things now, not \"{found}\". Please ask me again when it's time."}
 ASKS_HOW = {ZH: "这听起来是在问怎么做，不是让我现在就做。需要的话，请直接吩咐我。",
             EN: "That sounds like a question about how to do it, not a request to do it now. Just ask if you want it."}
-TO_AN_ANIMAL = {ZH: "这句听起来是在跟“{who}”说话，所以我没有动。如果是跟我说的，请叫我一声再说一遍。",
-                EN: "That sounded like it was for {who}, so I didn't act. If it was for me, call me and say it again."}
+TO_AN_ANIMAL = {ZH: "这句听起来是在跟“{found}”说话，所以我没有动。如果是跟我说的，请叫我一声再说一遍。",
+                EN: "That sounded like it was for {found}, so I didn't act. "
+                    "If it was for me, call me and say it again."}
 NUMBER_UNCLEAR = {ZH: "抱歉，我没听清{label}是多少，请再说一遍。",
                   EN: "Sorry, I didn't get {label}. Please say it again."}
 
