@@ -40,6 +40,9 @@ SCHEMA = load_schema()
     ("下午三点你去阳台一趟", "下午三点"),
     ("八点钟放儿歌哄她睡觉", "八点钟"),
     ("下礼拜去泉州开元寺，到时再导航", "下礼拜"),
+    ("tomorrow we have guests, if they come early open the gate", "if"),  # T6: the rest is read again
+    ("next week I have to collect my suit from the tailor", "next week"),  # no pause: no context
+    ("明天早上七点要出发去机场，帮我把座椅加热打开", "明天"),  # the day's own plan, not context
 ])
 def test_a_condition_or_later_time_first_is_found(text, when):
     assert for_later(text) == when
@@ -58,6 +61,9 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "我老公总说我开车的时候听歌太大声，音量再大点", "5分钟以后到公司 先给李总打个电话",
     "三点前到公司就行，不着急，主驾温度调到二十一度", "两点的会要迟到了，导航去国贸三期", "三点有个会，导航去公司",
     "三点之前要到，导航去国贸",
+    "tomorrow's the parents evening, today I just need to get to Halfords, take me to Halfords",  # T6
+    "Tomorrow is bin day, so bring the bin bags to the front door", "明天装修师傅要来，把地上那个工具箱拿起来",
+    "明天有个会，把电脑拿过来", "后天是我闺女生日，导航去蛋糕店", "明天我们有客人，把茶几上的杯子收了",
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""

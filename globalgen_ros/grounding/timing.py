@@ -6,9 +6,11 @@ windows", 到家之前把座椅加热打开: the command is clear, but not for n
 answer is a decline that says why (serving/checks.py). Not for later: a condition that is politeness ("if you don't
 mind, open the window", 要是不麻烦的话), a past time ("when I was a kid…", "after the concert last night…"), "before
 I forget" (that is now), a condition already met ("once you've got the mug, oh you already have it"), or any word
-for now or first ("…, but for now set it to 19", 明天的事明天再说，现在导航去国贸).
+for now or first ("…, but for now set it to 19", 明天的事明天再说，现在导航去国贸). A day that opens a statement
+of its own and a pause ("tomorrow's the parents evening, today take me to Halfords", 明天装修师傅要来，把工具箱拿起来)
+is context: the rest is read again.
 The opening is read after fillers and a vocative ("um, robot, later…"). Rule and measurements: docs/model.md,
-sessions 31-33.
+sessions 31-34.
 """
 
 from __future__ import annotations
@@ -48,9 +50,22 @@ POLITE = re.compile(
 PAST = re.compile(r"(?i)\b(?:when|after|once|if) (?:i|we|he|she|they|my|our)(?: \w+)? (?:was|were|had|left|got|did)\b|"
                   r"\blast (?:night|week|time|year)\b|\byesterday\b|\bago\b|昨天|上次|刚才")
 
+_DAY = rf"(?:tomorrow(?: morning| night| evening| afternoon)?|next (?:week|month|{_WEEKDAY})|on {_WEEKDAY})"
+# "tomorrow's the …", "tomorrow we've got …", "next week there's …", then a pause
+EN_CONTEXT = re.compile(OPENING + _DAY + r"(?:'s|'ll be| is| will be| we(?:'ve| have)(?: got)?| i(?:'ve| have)(?: got)?|"
+                        r" there'?s| there is| there will be)\b[^,.;:!?…]*[,.;:!?…]+", re.IGNORECASE)
+# 明天装修师傅要来，… / 明天有个会，… / 后天是我妈生日，…: a statement about the day, then a pause; not 明天早上…, 明天我…
+ZH_CONTEXT = re.compile(OPENING + r"(?:明天|后天|下(?:个)?(?:礼拜|星期|周)[一二三四五六日天末]?)"
+                        r"(?![^，,。！？…]*?(?:早|晚|上午|下午|中午|点))"
+                        r"(?!(?:我们|我|你|咱们|咱|您)(?!们|有|妈|爸|家|闺女|女儿|儿子|老婆|老公|哥|姐|弟|妹|爷|奶|姥|老板|同事))"
+                        r"[^，,。！？…]{0,8}?(?:要来|会来|要过来|是|有|放假|过生日|考试|出差|不在家)[^，,。！？…]*[，,。！？…]+")
+
 
 def for_later(text: str) -> str:
     """Return the condition or later time `text` opens with, or "" when the request may be for now."""
+    context = EN_CONTEXT.match(text) or ZH_CONTEXT.match(text)
+    if context and text[context.end():].strip():
+        return for_later(text[context.end():])  # T6: the day was context for what follows
     found = EN_LATER.search(text) or ZH_LATER.search(text)
     if not found or NOW.search(text) or POLITE.search(text) or PAST.search(text):
         return ""
