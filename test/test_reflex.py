@@ -372,6 +372,10 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 43 (session 33: an airport apron, a dairy farm, a hospital ward, a car park with a car wash and a valet car):
 # first run served 135/138 en, 100/102 zh, 5 ; 6 false stops; taught jackknifing, "window's down", 还有人, 没关 as
 # hazards, "stop sign's", "stop the video", "stop the pa", 停下脚步, 停车费 as set phrases.
+# List 44 (session 34: a supermarket and its loading bay, a ski resort, a school at pick-up time, a vineyard): first run
+# served 125/126 en, 82/82 zh, 10 ; 5 false stops; taught that a time not now ("someday", "sooner or later", 迟早, a
+# condition) overrules a warning, that a quoted stop word inside a sentence is mentioned, "stop at the …" as a stop on
+# a route, "back off" said twice, 你俩 and 别吵了 as banter.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -395,7 +399,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_37.json": {"en": 0.91, "zh": 0.86}, "reflex_stops_38.json": {"en": 0.95, "zh": 0.89},
                 "reflex_stops_39.json": {"en": 0.87, "zh": 0.94}, "reflex_stops_40.json": {"en": 0.92, "zh": 0.79},
                 "reflex_stops_41.json": {"en": 0.89, "zh": 0.90},
-                "reflex_stops_42.json": {"en": 0.83, "zh": 0.86}, "reflex_stops_43.json": {"en": 0.94, "zh": 0.92}}
+                "reflex_stops_42.json": {"en": 0.83, "zh": 0.86}, "reflex_stops_43.json": {"en": 0.94, "zh": 0.92},
+                "reflex_stops_44.json": {"en": 0.97, "zh": 0.79}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -414,7 +419,7 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_37.json": {"en": 4, "zh": 3}, "reflex_stops_38.json": {"en": 3, "zh": 4},
                      "reflex_stops_39.json": {"en": 2, "zh": 4}, "reflex_stops_40.json": {"en": 5, "zh": 2},
                      "reflex_stops_41.json": {"zh": 2}, "reflex_stops_42.json": {"en": 4, "zh": 2},
-                     "reflex_stops_43.json": {"en": 1, "zh": 3}}
+                     "reflex_stops_43.json": {"en": 1, "zh": 3}, "reflex_stops_44.json": {"en": 2, "zh": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
@@ -427,6 +432,18 @@ def test_blind_lists_of_urgent_stops_and_near_misses(name):
         assert len(urgent) - len(missed) >= BLIND_FLOORS[name][lang] * len(urgent), (name, lang, missed)
         false_stops = [t for t in near if REFLEX.matches(t)]
         assert len(false_stops) <= BLIND_FALSE_STOPS.get(name, {}).get(lang, 0), (name, lang, false_stops)
+
+
+@pytest.mark.parametrize("text, fires", [
+    ("someday that forklift is going to hit someone if they don't fix it", False), ("那台叉车迟早要撞到人", False),
+    ("that forklift is going to hit someone!", True), ("叉车要撞到人了！", True),
+    ('"Stop" is the first word we teach the ski school kids.', False), ("我们教小朋友的第一个词就是“停”。", False),
+    ('Somebody should write "stop" in big letters on that gate.', False), ('"Stop!" There is a kid behind you!', True),
+    ("“停！”前面有人", True), ("stop at the gate on your way out", False), ("back off back off", True),
+])
+def test_a_time_not_now_or_a_quoted_stop_word_halts_nothing(text, fires):
+    """Stop list 44's false stops and its miss (session 34), read by the rules they taught."""
+    assert REFLEX.matches(text) is fires
 
 
 @pytest.mark.parametrize("text", ["Heat the seats, heat the seats, we're going skiing baby!",

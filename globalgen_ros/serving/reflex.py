@@ -105,6 +105,9 @@ def _quote(mark: str) -> bool:
     return mark in "\"'`" or unicodedata.category(mark) in ("Ps", "Pe", "Pi", "Pf")
 
 
+_QUOTED = re.compile(r'["“”「」『』]([^"“”「」『』]{1,24})["“”「」『』]')  # ASCII ' and ‘’ are apostrophes too
+
+
 def _numeral(word: str) -> bool:
     """Return True for a number said in digits or as one English word ("7", "seven", "twelve")."""
     from text_to_num import alpha2digit
@@ -199,7 +202,7 @@ class StopReflex:
             return self._last_clause_stops(text)
         u = self._destutter(units(text))
         question = text.rstrip().endswith(("?", "？"))
-        if not u or self._said_in_jest(u):
+        if not u or self._said_in_jest(u) or self._mentioned(text):
             return False
         if self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question) or self._thrice(u):
             return True
@@ -225,6 +228,18 @@ class StopReflex:
             return True
         return any(self._match(u, k, kind) for k in starts for kind in ("banter", "reported")) and not any(
             self._match(u, k, kind) for k in starts for kind in ("hazard", "imminent"))
+
+    def _mentioned(self, text: str) -> bool:
+        """Return True if a stop word is quoted inside a sentence about it: words run into the opening quote
+        (写个大大的“停”字, 'write "stop" on the gate'), or into the closing one of a quote not exclaimed ('"Stop" is
+        the first word we teach'); '"Stop!" there's a kid' and “停！”前面有人 are said, not mentioned."""
+        for m in _QUOTED.finditer(text):
+            before, after = text[:m.start()].rstrip(), text[m.end():].lstrip()
+            runs_in = bool(before) and before[-1].isalnum()
+            runs_on = bool(after) and after[0].isalnum() and not m.group(1).rstrip().endswith(tuple("!！.。"))
+            if (runs_in or runs_on) and self._fires(units(m.group(1)), 0, "lead", {}):
+                return True
+        return False
 
     def _last_sentence_stops(self, u: list[Unit]) -> bool:
         """Return True if the last sentence, exclaimed, is a stop on its own ("叫你停下没听见吗！停！")."""
@@ -300,6 +315,8 @@ class StopReflex:
         if any(self._match(u, k, kind) for j in starts if j not in inside for k in self._match(u, j, "negation")
                for kind in ("stop", "halt")):
             return False
+        if imminent and self._condition(u, 0):
+            return False  # "someday that forklift is going to hit someone", "if it slips it'll fall": not now
         if any(not any(k in self._match(u, j, "negation") for j in range(max(0, k - 3), k)) for k, _ in imminent):
             return True  # "it's not going to fall" is no warning
         leads = [(k, j) for k in starts for j in self._match(u, k, "lead")]  # "holy cow" names no cow; 小心 warns
