@@ -81,7 +81,8 @@ def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     778 of 795; with test set 38 (session 32): 16 over 24,208, 791 of 808; with test set 39 (session 32): 16 over
     24,879, 804 of 821; with test set 40 (session 33): 17 over 26,375 (+ 不许再开窗了听见没有, "no more opening the
     window"), 814 of 831; with test set 41: 17 over 27,035, 825 of 842; with test sets 42-43 (session 33): 18 over
-    28,455 (+ a person warned: "Jack, stop, you'll knock the paint over"), 845 of 862."""
+    28,455 (+ a person warned: "Jack, stop, you'll knock the paint over"), 845 of 862; with test set 44 (session 34):
+    18 over 29,130, 858 of 876."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]
