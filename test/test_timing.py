@@ -43,7 +43,9 @@ SCHEMA = load_schema()
     ("tomorrow we have guests, if they come early open the gate", "if"),  # T6: the rest is read again
     ("next week I have to collect my suit from the tailor", "next week"),  # no pause: no context
     ("明天早上七点要出发去机场，帮我把座椅加热打开", "明天"),  # the day's own plan, not context
-    ("明天要是低于十度，就把温度调到二十六度", "明天"),  # 要是 is a condition, not 是 (test set 43, after its first look)
+    ("明天要是低于十度，就把温度调到二十六度", "明天"),
+    ("明天要下雨吗，我要去我丈母娘家", "明天"),  # a question first is no context
+    ("tomorrow morning, navigate to the airport", "tomorrow"),  # 要是 is a condition, not 是 (test set 43, after its first look)
 ])
 def test_a_condition_or_later_time_first_is_found(text, when):
     assert for_later(text) == when
@@ -65,6 +67,8 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "tomorrow's the parents evening, today I just need to get to Halfords, take me to Halfords",  # T6
     "Tomorrow is bin day, so bring the bin bags to the front door", "明天装修师傅要来，把地上那个工具箱拿起来",
     "明天有个会，把电脑拿过来", "后天是我闺女生日，导航去蛋糕店", "明天我们有客人，把茶几上的杯子收了",
+    "明天要搬家，你把这个纸箱放到门口", "明天起得早，今晚就别开座椅加热了，关了吧", "明天要开会，今晚放点轻音乐",
+    "Tomorrow I'll be the passenger, but today I'm driving, warm up my seat",  # T6 widened (session 34)
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""

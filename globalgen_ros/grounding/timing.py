@@ -53,20 +53,27 @@ PAST = re.compile(r"(?i)\b(?:when|after|once|if) (?:i|we|he|she|they|my|our)(?: 
 _DAY = rf"(?:tomorrow(?: morning| night| evening| afternoon)?|next (?:week|month|{_WEEKDAY})|on {_WEEKDAY})"
 # "tomorrow's the …", "tomorrow we've got …", "next week there's …", then a pause
 EN_CONTEXT = re.compile(OPENING + _DAY + r"(?:'s|'ll be| is| will be| we(?:'ve| have)(?: got)?| i(?:'ve| have)(?: got)?|"
-                        r" there'?s| there is| there will be)\b[^,.;:!?…]*[,.;:!?…]+", re.IGNORECASE)
-# 明天装修师傅要来，… / 明天有个会，… / 后天是我妈生日，…: a statement about the day, then a pause; not 明天早上…, 明天我…
-ZH_CONTEXT = re.compile(OPENING + r"(?:明天|后天|下(?:个)?(?:礼拜|星期|周)[一二三四五六日天末]?)"
-                        r"(?![^，,。！？…]*?(?:早|晚|上午|下午|中午|点))"
-                        r"(?!(?:我们|我|你|咱们|咱|您)(?!们|有|妈|爸|家|闺女|女儿|儿子|老婆|老公|哥|姐|弟|妹|爷|奶|姥|老板|同事))"
-                        r"[^，,。！？…]{0,8}?(?:要来|会来|要过来|(?<![要若如还就不可但只总倒于凡])是|有|放假|过生日|考试|出差|不在家)[^，,。！？…]*[，,。！？…]+")
+                        r" there'?s| there is| there will be| (?:i|we|you|he|she|it|they)(?:'ll|'m|'re|'s| will| am| are| is))\b[^,.;:!?…]*[,.;:!?…]+", re.IGNORECASE)
+# 明天装修师傅要来，… / 明天要搬家，… / 明天起得早，…: the day's first clause says something of its own (a modal, a
+# copula or an aspect word), then a pause; not with a time of day (明天早上七点要出发，…: the plan has its hour), a
+# condition (明天要是…), a question (明天要下雨吗，…) or a command verb of its own
+ZH_CONTEXT = re.compile(OPENING + r"(?:明天|明早|后天|下(?:个)?(?:礼拜|星期|周)[一二三四五六日天末]?)"
+                        r"(?![^，,。！？…]*?(?:导航|打给|打电话|播放|放点|放首|调到|调成|打开|关掉|关上|帮我|给我|叫我|带我|把))"
+                        r"(?![^，,。！？…]*?(?:要是|如果|的话|早上|上午|下午|中午|晚上|傍晚|凌晨|一早|点))[^，,。！？…]{0,10}?(?:要|得|会|(?<![要若如还就不可但只总倒于凡])是|有|起|没|不|了|过|放假|生日|考试|出差)"
+                        r"[^，,。！？…]*(?<![吗呢么])[，,。！？…]+")
 
 
-def for_later(text: str) -> str:
+TODAY = re.compile(r"(?i)^(?:today|tonight|this (?:morning|afternoon|evening))$|^(?:今天|今晚|今儿)")
+
+
+def for_later(text: str, after_day: bool = False) -> str:
     """Return the condition or later time `text` opens with, or "" when the request may be for now."""
     context = EN_CONTEXT.match(text) or ZH_CONTEXT.match(text)
     if context and text[context.end():].strip():
-        return for_later(text[context.end():])  # T6: the day was context for what follows
+        return for_later(text[context.end():], after_day=True)  # T6: the day was context for what follows
     found = EN_LATER.search(text) or ZH_LATER.search(text)
     if not found or NOW.search(text) or POLITE.search(text) or PAST.search(text):
         return ""
+    if after_day and TODAY.match(found.group("when")):
+        return ""  # 明天要开会，今晚想放松一下，放点轻音乐: today, after a sentence about tomorrow, is now
     return found.group("when")
