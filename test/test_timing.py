@@ -43,9 +43,9 @@ SCHEMA = load_schema()
     ("tomorrow we have guests, if they come early open the gate", "if"),  # T6: the rest is read again
     ("next week I have to collect my suit from the tailor", "next week"),  # no pause: no context
     ("明天早上七点要出发去机场，帮我把座椅加热打开", "明天"),  # the day's own plan, not context
-    ("明天要是低于十度，就把温度调到二十六度", "明天"),
+    ("明天要是低于十度，就把温度调到二十六度", "明天"),  # 要是 is a condition, not 是 (test set 43)
     ("明天要下雨吗，我要去我丈母娘家", "明天"),  # a question first is no context
-    ("tomorrow morning, navigate to the airport", "tomorrow"),  # 要是 is a condition, not 是 (test set 43, after its first look)
+    ("tomorrow morning, navigate to the airport", "tomorrow"),
 ])
 def test_a_condition_or_later_time_first_is_found(text, when):
     assert for_later(text) == when

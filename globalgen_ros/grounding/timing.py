@@ -51,15 +51,19 @@ PAST = re.compile(r"(?i)\b(?:when|after|once|if) (?:i|we|he|she|they|my|our)(?: 
                   r"\blast (?:night|week|time|year)\b|\byesterday\b|\bago\b|昨天|上次|刚才")
 
 _DAY = rf"(?:tomorrow(?: morning| night| evening| afternoon)?|next (?:week|month|{_WEEKDAY})|on {_WEEKDAY})"
-# "tomorrow's the …", "tomorrow we've got …", "next week there's …", then a pause
-EN_CONTEXT = re.compile(OPENING + _DAY + r"(?:'s|'ll be| is| will be| we(?:'ve| have)(?: got)?| i(?:'ve| have)(?: got)?|"
-                        r" there'?s| there is| there will be| (?:i|we|you|he|she|it|they)(?:'ll|'m|'re|'s| will| am| are| is))\b[^,.;:!?…]*[,.;:!?…]+", re.IGNORECASE)
+# "tomorrow's the …", "Tomorrow I'll be the passenger, …", "next week there's …": a statement, then a pause
+EN_CONTEXT = re.compile(
+    OPENING + _DAY + r"(?:'s|'ll be| is| will be| we(?:'ve| have)(?: got)?| i(?:'ve| have)(?: got)?| there'?s|"
+    r" there is| there will be| (?:i|we|you|he|she|it|they)(?:'ll|'m|'re|'s| will| am| are| is))\b"
+    r"[^,.;:!?…]*[,.;:!?…]+",
+    re.IGNORECASE)
 # 明天装修师傅要来，… / 明天要搬家，… / 明天起得早，…: the day's first clause says something of its own (a modal, a
 # copula or an aspect word), then a pause; not with a time of day (明天早上七点要出发，…: the plan has its hour), a
 # condition (明天要是…), a question (明天要下雨吗，…) or a command verb of its own
 ZH_CONTEXT = re.compile(OPENING + r"(?:明天|明早|后天|下(?:个)?(?:礼拜|星期|周)[一二三四五六日天末]?)"
                         r"(?![^，,。！？…]*?(?:导航|打给|打电话|播放|放点|放首|调到|调成|打开|关掉|关上|帮我|给我|叫我|带我|把))"
-                        r"(?![^，,。！？…]*?(?:要是|如果|的话|早上|上午|下午|中午|晚上|傍晚|凌晨|一早|点))[^，,。！？…]{0,10}?(?:要|得|会|(?<![要若如还就不可但只总倒于凡])是|有|起|没|不|了|过|放假|生日|考试|出差)"
+                        r"(?![^，,。！？…]*?(?:要是|如果|的话|早上|上午|下午|中午|晚上|傍晚|凌晨|一早|点))"
+                        r"[^，,。！？…]{0,10}?(?:要|得|会|(?<![要若如还就不可但只总倒于凡])是|有|起|没|不|了|过|放假|生日|考试|出差)"
                         r"[^，,。！？…]*(?<![吗呢么])[，,。！？…]+")
 
 
