@@ -1,10 +1,10 @@
-"""A command said to an animal is declined saying why; the machine named too, or a stop, is left alone."""
+"""A command said to an animal or a person is declined saying why; the machine named too, or a stop, is left alone."""
 
 from __future__ import annotations
 
 import pytest
 
-from globalgen_ros.grounding.addressee import said_to_an_animal
+from globalgen_ros.grounding.addressee import said_to_a_person, said_to_an_animal
 from globalgen_ros.schema import load_schema
 from globalgen_ros.serving.checks import check_answer
 from globalgen_ros.watchdog.supervisor import EDGE, OK, Outcome
@@ -38,3 +38,30 @@ def test_a_command_to_an_animal_is_declined_saying_why_and_a_stop_is_not():
     assert any("said to an animal" in n for n in checked.notes)
     stop = Outcome(OK, EDGE, "Stopping.", "en-US", intent="stop", slots={})
     assert check_answer(stop, "bad dog, stop!", SCHEMA).intent == "stop"
+
+
+@pytest.mark.parametrize("text, who", [
+    ("Mom, call grandpa", "Mom"),  # test set 5: call acted on
+    ("Sweetie, turn the music down please, Daddy's on the phone.", "Sweetie"),  # test set 42
+    ("小宝，把玩具放回箱子里，快点！", "小宝"), ("服务员，麻烦把毛巾拿过来", "服务员"),  # v42 on test sets 30 and 28
+    ("Sir, would you like me to put your coat on the rack?", "Sir"),  # a waiter's offer (test set 36)
+])
+def test_an_opening_call_to_a_person_is_found(text, who):
+    assert said_to_a_person(text) == who
+
+
+@pytest.mark.parametrize("text", [
+    "Kids, quiet. Car, pause the music", "Guys, quiet down, I'm trying to listen. Turn the volume down",
+    "老公，你开车专心点。小助手，打给我姐", "爸，我来说——导航去科技馆", "mate, whack the aircon on would ya",
+    "Honey, hold the door. Robot, pick up the heavy box.", "Kids, say hi to Grandma. Call Grandma",
+    "call mum", "妈妈说把空调打开",
+])
+def test_another_sentence_the_machine_named_or_no_call_is_left_to_the_model(text):
+    assert said_to_a_person(text) == ""
+
+
+def test_a_command_to_a_person_is_declined_saying_why():
+    call = Outcome(OK, EDGE, "Calling Grandpa.", "en-US", intent="call", slots={"contact": "grandpa"})
+    checked = check_answer(call, "Mom, call grandpa", SCHEMA)
+    assert checked.intent == "none" and "Mom" in checked.text
+    assert any("said to a person" in n for n in checked.notes)

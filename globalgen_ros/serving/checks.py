@@ -10,7 +10,7 @@ the answer becomes `none` with a reply that says the range. A command for later 
 condition or a later time and says nothing of now: "in ten minutes, set it to 20") is declined with a reply that says
 so: nothing here schedules (grounding/timing.py). A command read from a one-sentence question about how to do it
 ("How do I make the robot go to the garage?") is declined the same way (grounding/questions.py), and so is one said
-to an animal ("bad dog, get off the sofa, go to your bed", grounding/addressee.py).
+to an animal or a person ("bad dog, get off the sofa, go to your bed", "Mom, call grandpa"; grounding/addressee.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from globalgen_ros.grounding.addressee import said_to_an_animal
+from globalgen_ros.grounding.addressee import said_to_a_person, said_to_an_animal
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
 from globalgen_ros.grounding.questions import asks_how
 from globalgen_ros.grounding.timing import for_later
@@ -31,6 +31,7 @@ from globalgen_ros.watchdog.language import (
     MISSING,
     NUMBER_UNCLEAR,
     OUT_OF_RANGE,
+    TO_A_PERSON,
     TO_AN_ANIMAL,
     base_language,
     say,
@@ -149,11 +150,13 @@ _NOT_FOR_NOW = (
     (for_later, FOR_LATER, "asked for later ({found!r}): nothing is scheduled"),  # "in ten minutes, …"
     (asks_how, ASKS_HOW, "read from a question ({found!r})"),  # "How do I make the robot go to …?"
     (said_to_an_animal, TO_AN_ANIMAL, "said to an animal ({found!r})"),  # "bad dog, go to your bed"
+    (said_to_a_person, TO_A_PERSON, "said to a person ({found!r})"),  # "Mom, call grandpa"
 )
 
 
 def check_not_for_now(outcome: Outcome, text: str, schema) -> Outcome:
-    """Decline a command asked for later, read from a question about how, or said to an animal, saying why."""
+    """Decline a command asked for later, read from a question about how, or said to an animal or a person, saying
+    why."""
     if outcome.intent not in schema or outcome.intent in ("stop", "none"):
         return outcome
     for find, reply, note in _NOT_FOR_NOW:

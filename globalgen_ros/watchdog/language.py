@@ -29,6 +29,9 @@ ASKS_HOW = {ZH: "这听起来是在问怎么做，不是让我现在就做。需
 TO_AN_ANIMAL = {ZH: "这句听起来是在跟“{found}”说话，所以我没有动。如果是跟我说的，请叫我一声再说一遍。",
                 EN: "That sounded like it was for {found}, so I didn't act. "
                     "If it was for me, call me and say it again."}
+TO_A_PERSON = {ZH: "这句听起来是在跟“{found}”说话，所以我没有动。如果是跟我说的，请叫我一声再说一遍。",
+               EN: "That sounded like it was said to {found}, so I didn't act. "
+                   "If it was for me, call me and say it again."}
 NUMBER_UNCLEAR = {ZH: "抱歉，我没听清{label}是多少，请再说一遍。",
                   EN: "Sorry, I didn't get {label}. Please say it again."}
 
