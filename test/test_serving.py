@@ -227,7 +227,9 @@ def test_enum_values_are_no_spans_that_cut_a_word():
 @pytest.mark.parametrize("text, said", [("move back a metre", ["1"]), ("scoot left half a meter", ["0.5"]),
                                         ("a metre and a half forward", ["1.5"]), ("往后退半米", ["0.5"]),
                                         ("调到二十二度五", ["22.5"]), ("二十二度，5分钟后关", ["22", "5"]),
-                                        ("调到22度5分钟后关掉", ["22", "5"]), ("三米五米", ["3", "5"])])
+                                        ("调到22度5分钟后关掉", ["22", "5"]), ("三米五米", ["3", "5"]),
+                                        ("make it twenty-ish degrees", ["20"]), ("forward two-ish meters", ["2"]),
+                                        ("set it to 21ish", ["21"]), ("I like fish, English and polish", [])])
 def test_measures_keep_what_was_said(text, said):
     assert numbers_said(text) == said
 

@@ -3,8 +3,9 @@
 Chinese numerals (二十四, 两百, 二十二点五) are read by `cn2an`, English number words (twenty-one, forty five) by
 `text2num`; both turn them into digits inside the sentence, and the digits are then collected in order. Measures
 that neither library reads as one number are joined after them: 一米五 / 两米半 / 二十二度五 (1.5 m, 2.5 m,
-22.5 °C), "one and a half", "half a metre", "a metre". A number below zero keeps its sign (零下三十度, "minus
-five": -30, -5), so "三十" of 零下三十 is not 30. A number slot may only hold one of these: "never a number not said".
+22.5 °C), "one and a half", "half a metre", "a metre"; "twenty-ish" is twenty, as "about twenty" is. A number
+below zero keeps its sign (零下三十度, "minus five": -30, -5), so "三十" of 零下三十 is not 30. A number slot may only
+hold one of these: "never a number not said".
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ _EN_AND_A_HALF = re.compile(r"(?i)\b(\d+) and a half\b")  # 1 and a half -> 1.5
 _EN_UNIT_AND_A_HALF = re.compile(rf"(?i)\ban? {_EN_UNIT} and a half\b")  # a metre and a half -> 1.5 metre
 _EN_HALF_A_UNIT = re.compile(rf"(?i)\bhalf an? {_EN_UNIT}")  # half a metre -> 0.5 metre
 _EN_A_METRE = re.compile(r"(?i)\ba (metre|meter)\b")  # a metre -> 1 metre
+_EN_ISH = re.compile(  # "twenty-ish", "nineteenish", "20-ish" -> the number, as "about twenty" is
+    r"(?i)\b((?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|"
+    r"eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    r"sixteen|seventeen|eighteen|nineteen|\d+)-?ish\b")
 
 
 def to_digits(text: str) -> str:
@@ -42,6 +47,7 @@ def to_digits(text: str) -> str:
         except (ValueError, KeyError, IndexError):  # cn2an refuses some mixtures; the digits stay as they are
             pass
     if re.search(r"[A-Za-z]", out):
+        out = _EN_ISH.sub(r"\1", out)
         try:
             out = alpha2digit(out, "en", threshold=0)
         except (ValueError, RuntimeError):
