@@ -376,6 +376,12 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # served 125/126 en, 82/82 zh, 10 ; 5 false stops; taught that a time not now ("someday", "sooner or later", 迟早, a
 # condition) overrules a warning, that a quoted stop word inside a sentence is mentioned, "stop at the …" as a stop on
 # a route, "back off" said twice, 你俩 and 别吵了 as banter.
+# List 45 (session 34: a harbour and ferry terminal, a film studio, a museum and library, a hotel with luggage robots):
+# first run served 127/128 en, 114/114 zh, 7 ; 7 false stops.
+# List 46 (session 35: a bakery and food factory, a safari park, a railway depot, an indoor play centre): first run
+# served 131/135 en, 117/120 zh, 10 ; 6 false stops; taught `appliance` words (music, 空调), "look out the window",
+# 往窗外看, 歇口气 and "stop the music" as set phrases, "noon" as a condition, "warm enough", 号线 as a machine, and a
+# habit with a person's own after it ("stop hitting your brother") as told off.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -400,7 +406,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_39.json": {"en": 0.87, "zh": 0.94}, "reflex_stops_40.json": {"en": 0.92, "zh": 0.79},
                 "reflex_stops_41.json": {"en": 0.89, "zh": 0.90},
                 "reflex_stops_42.json": {"en": 0.83, "zh": 0.86}, "reflex_stops_43.json": {"en": 0.94, "zh": 0.92},
-                "reflex_stops_44.json": {"en": 0.97, "zh": 0.79}}
+                "reflex_stops_44.json": {"en": 0.97, "zh": 0.79}, "reflex_stops_45.json": {"en": 0.96, "zh": 0.93},
+                "reflex_stops_46.json": {"en": 0.91, "zh": 0.89}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -419,7 +426,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_37.json": {"en": 4, "zh": 3}, "reflex_stops_38.json": {"en": 3, "zh": 4},
                      "reflex_stops_39.json": {"en": 2, "zh": 4}, "reflex_stops_40.json": {"en": 5, "zh": 2},
                      "reflex_stops_41.json": {"zh": 2}, "reflex_stops_42.json": {"en": 4, "zh": 2},
-                     "reflex_stops_43.json": {"en": 1, "zh": 3}, "reflex_stops_44.json": {"en": 2, "zh": 1}}
+                     "reflex_stops_43.json": {"en": 1, "zh": 3}, "reflex_stops_44.json": {"en": 2, "zh": 1},
+                     "reflex_stops_45.json": {"en": 4, "zh": 5}, "reflex_stops_46.json": {"en": 6, "zh": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
@@ -443,6 +451,18 @@ def test_blind_lists_of_urgent_stops_and_near_misses(name):
 ])
 def test_a_time_not_now_or_a_quoted_stop_word_halts_nothing(text, fires):
     """Stop list 44's false stops and its miss (session 34), read by the rules they taught."""
+    assert REFLEX.matches(text) is fires
+
+
+@pytest.mark.parametrize("text, fires", [
+    ("空调开，哦不对，关掉关掉", False), ("Stop, no, I mean just pause the song", False),
+    ("停！音乐先停，前面有人！", True),
+    ("Look out the window, there's a giraffe!", False), ("look out, there's a giraffe!", True),
+    ("stop hitting your brother", False), ("stop hitting the wall", True),
+    ("turn the heating on, actually off, it's warm enough", False), ("that's far enough", True),
+    ("三号线停！", True), ("Look out for the delivery van around noon.", False)])
+def test_a_device_that_does_not_move_a_habit_or_a_later_time_halts_nothing(text, fires):
+    """Stop list 46's false stops and misses and test set 46's false stops (session 35), read by their rules."""
     assert REFLEX.matches(text) is fires
 
 

@@ -58,7 +58,9 @@ def test_an_english_length_is_converted_to_metres(n, unit, form, gate):
 
 @pytest.mark.parametrize("text, filled", [
     ("go forward a hundred meters", None),  # 100 m: out of range, declined instead of moving an unsaid distance
-    ("move left a metre", "1"), ("后退五十公分", "0.5"), ("往前走一米五", "1.5"), ("往前走一百米", None)])
+    ("move left a metre", "1"), ("后退五十公分", "0.5"), ("往前走一米五", "1.5"), ("往前走一百米", None),
+    ("robot go forward a kilometre, go on", None), ("go forward a mile", None),  # test set 46: "a" is one
+    ("move forward half a metre", "0.5")])
 def test_a_distance_left_untagged_is_taken_from_the_words(text, filled):
     checked = check_answer(move(None), text, SCHEMA)
     if filled is None:
@@ -73,6 +75,12 @@ def test_a_distance_left_untagged_is_taken_from_the_words(text, filled):
 def test_no_single_length_said_leaves_the_slot_empty(text):
     assert the_one_said(text, "m") is None
     assert check_answer(move(None), text, SCHEMA).slots == {"direction": "forward"}
+
+
+def test_an_article_is_one_only_before_a_length_unit():
+    assert [(q.value, q.unit) for q in lengths_said("go forward a kilometre")] == [(1.0, "kilometer")]
+    assert [(q.value, q.unit) for q in lengths_said("half an inch to the left")] == [(0.5, "inch")]
+    assert lengths_said("drive up to a parking meter") == lengths_said("move forward a few metres") == []
 
 
 def test_inches_need_the_word_not_in():

@@ -54,10 +54,21 @@ def _length_unit(word: str) -> str | None:
     return name if name in SPOKEN else None
 
 
+_ONE = re.compile(r"\b(half an?|an?)\s+([A-Za-z]+)\b", re.IGNORECASE)  # "a kilometre", "half a mile"
+
+
+def _article_as_number(match: re.Match) -> str:
+    """ "a mile" -> "1 mile", "half a foot" -> "0.5 foot"; an article before any other word stays."""
+    if not _length_unit(match.group(2)):
+        return match.group(0)
+    return ("0.5 " if match.group(1).lower().startswith("half") else "1 ") + match.group(2)
+
+
 def lengths_said(text: str) -> list[Quantity]:
-    """Return every length the utterance says with a unit, in order ("往左走五十厘米" -> [50 centimeter])."""
+    """Return every length the utterance says with a unit, in order ("往左走五十厘米" -> [50 centimeter], "go forward
+    a kilometre" -> [1 kilometer])."""
     out = []
-    for m in _QUANTITY.finditer(to_digits(text)):
+    for m in _QUANTITY.finditer(_ONE.sub(_article_as_number, to_digits(text))):
         unit = ZH_UNITS[m.group(2)] if m.group(2) else _length_unit(m.group(3))
         if unit:
             out.append(Quantity(float(m.group(1)), unit, m.group(0)))

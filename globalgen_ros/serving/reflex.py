@@ -33,7 +33,7 @@ MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the ro
 MAX_REPEAT_GAP = 2  # a hazard said twice warns when close: "deer deer", "有人！有人！", not "call grandma … grandma"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
          "not_before", "question", "imminent", "negation", "request", "machine", "condition", "banter", "set_phrase",
-         "reported", "rebuke")
+         "reported", "rebuke", "appliance")
 MAX_LAST_CLAUSE_CHARS = 40  # in a longer text, an exclaimed last clause may still be a stop: "…, stop it now!"
 MAX_OBJECT_MODIFIERS = 2  # "stop the bloody mower", "stop the conveyor arm": words between the article and the machine
 _CJK = IDEOGRAPHS
@@ -48,6 +48,7 @@ _COPULAS = frozenset("is are was were isn't aren't wasn't has have got keeps".sp
 _WH = frozenset("what's whats who's where's how's when's why's".split())
 _DEMONSTRATIVES = frozenset("这那辆台的")  # "这辆车刹车很灵" describes a machine, says nothing to it
 _AUXILIARIES = frozenset("can could will would does do did should shall may might must is are".split())
+_PERSONS_OWN = frozenset("your each yourself yourselves".split())  # "stop hitting your brother": a person's habit
 _FIRST_PERSON = frozenset("i i'm im i'll we we're we'll let's".split())  # "i'm gonna hit the gym" is no warning
 
 
@@ -191,10 +192,11 @@ class StopReflex:
         return self.ngrams is not None and self.ngrams.is_stop(text) and not self._no_stop_for_now(text)
 
     def _no_stop_for_now(self, text: str) -> bool:
-        """Return True if the word lists read a condition anywhere ("如果有孩子跑上冰面，马上停下"), a set phrase, or
-        banter or reported speech with no hazard: the n-gram model, which sees words but not these, is overruled."""
+        """Return True if the word lists read a condition anywhere ("如果有孩子跑上冰面，马上停下"), a set phrase,
+        banter or reported speech with no hazard, or a person told off: the n-gram model, which sees words but not
+        these, is overruled."""
         u = self._destutter(units(text))
-        return bool(u) and (self._condition(u, 0) or self._said_in_jest(u))
+        return bool(u) and (self._condition(u, 0) or self._said_in_jest(u) or self._told_off(u, person=True))
 
     def words_match(self, text: str) -> bool:
         """Return True if the word lists read a stop command (see the module docstring)."""
@@ -220,13 +222,13 @@ class StopReflex:
         return self._fires(read, 0, "lead", {}, question, strict=not self._misheard_before_hazard(read, u))
 
     def _said_in_jest(self, u: list[Unit]) -> bool:
-        """Return True for a set phrase ("stop, drop and roll", 一二三木头人), or banter or reported speech that names
-        no danger ("oh stop, you flatter me", "停停停，别夸了", "'freeze!' the cop yelled in the movie"): stop words
-        that halt nothing."""
+        """Return True for a set phrase ("stop, drop and roll", 一二三木头人), or banter, reported speech or a device
+        that does not move that names no danger ("oh stop, you flatter me", "停停停，别夸了", "'freeze!' the cop yelled
+        in the movie", "空调开，哦不对，关掉关掉"): stop words that halt nothing."""
         starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
         if any(self._match(u, k, "set_phrase") for k in starts):
             return True
-        return any(self._match(u, k, kind) for k in starts for kind in ("banter", "reported")) and not any(
+        return any(self._match(u, k, kind) for k in starts for kind in ("banter", "reported", "appliance")) and not any(
             self._match(u, k, kind) for k in starts for kind in ("hazard", "imminent"))
 
     def _mentioned(self, text: str) -> bool:
@@ -304,11 +306,9 @@ class StopReflex:
         says not to stop ("don't brake, there's a truck behind us") or a long one."""
         if question or len(u) > MAX_WARNING_UNITS or self._asks(u, 0) or self._match(u, 0, "request"):
             return False  # a `request` verb first is no warning: "play baby shark again!"
-        starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
-        habits = [j for k in starts for j in self._match(u, k, "stop") if self._habit(u, j)]
-        if habits and not any(self._match(u, k, kind) for k in starts if k > habits[0]
-                              for kind in ("hazard", "imminent")):
+        if self._told_off(u):
             return False  # "Kids, stop fighting now!": told to stop a habit, no danger named after it
+        starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
         imminent = [(k, j) for k in starts for j in self._match(u, k, "imminent")
                     if k == 0 or u[k - 1].text not in _FIRST_PERSON]
         inside = {m for k, j in imminent for m in range(k, j)}  # "it won't let go": the negation is the danger
@@ -324,6 +324,16 @@ class StopReflex:
                 if not any(a <= k and j <= b and b - a > j - k for a, b in leads)]
         return bool(said) and (exclaimed or any(p == q and 0 < m - k <= len(p) + MAX_REPEAT_GAP
                                                 for k, p in said for m, q in said))
+
+    def _told_off(self, u: list[Unit], person: bool = False) -> bool:
+        """Return True if a stop phrase governs a person's habit and no danger is named after it ("Kids, stop
+        fighting now!"); `person`: only a habit with a person's own after it ("stop hitting your brother", "stop
+        pushing each other"), not one of a machine ("stop raising the bed, his head's against the shelf!")."""
+        starts = [k for k in range(len(u)) if k == 0 or u[k - 1].word_end]
+        habits = [j for k in starts for j in self._match(u, k, "stop") if self._habit(u, j)
+                  and (not person or (j + 1 < len(u) and u[j + 1].text in _PERSONS_OWN))]
+        return bool(habits) and not any(self._match(u, k, kind) for k in starts if k > habits[0]
+                                        for kind in ("hazard", "imminent"))
 
     def _stop_after_warning(self, u: list[Unit], question: bool) -> bool:
         """Return True if a stop phrase that completes the utterance follows a warning: a pause ("there's a kid —
@@ -442,9 +452,12 @@ class StopReflex:
         return memo[key]
 
     def _habit(self, u: list[Unit], i: int) -> bool:
-        """Return True if the -ing word at unit i, right after a stop phrase, is a person's habit ("stop laughing")."""
-        return 0 < i < len(u) and not u[i - 1].pause and _ing_object(u[i].text) and not any(
-            self._match(u, i, kind) for kind in ("filler", "stop", "halt", "hazard", "alarm", "reason"))
+        """Return True if the -ing word at unit i, right after a stop phrase, is a person's habit ("stop laughing");
+        a hazard word too when a person's own follows ("stop hitting your brother", "stop pushing each other")."""
+        if not (0 < i < len(u) and not u[i - 1].pause and _ing_object(u[i].text)) or any(
+                self._match(u, i, kind) for kind in ("filler", "stop", "halt", "alarm", "reason")):
+            return False
+        return not self._match(u, i, "hazard") or (i + 1 < len(u) and u[i + 1].text in _PERSONS_OWN)
 
     def _machine_object(self, u: list[Unit], i: int) -> list[int]:
         """Return the ends of an object that names a machine after a stop phrase: an article, at most two more words
