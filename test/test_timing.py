@@ -46,6 +46,8 @@ SCHEMA = load_schema()
     ("明天要是低于十度，就把温度调到二十六度", "明天"),  # 要是 is a condition, not 是 (test set 43)
     ("明天要下雨吗，我要去我丈母娘家", "明天"),  # a question first is no context
     ("tomorrow morning, navigate to the airport", "tomorrow"),
+    ("if you were a car you'd be a Skoda, if it rains close the windows", "if"),  # the rest is read again
+    ("if it were up to me, I would", "if"),  # nothing after the supposition
 ])
 def test_a_condition_or_later_time_first_is_found(text, when):
     assert for_later(text) == when
@@ -69,6 +71,7 @@ def test_a_condition_or_later_time_first_is_found(text, when):
     "明天有个会，把电脑拿过来", "后天是我闺女生日，导航去蛋糕店", "明天我们有客人，把茶几上的杯子收了",
     "明天要搬家，你把这个纸箱放到门口", "明天起得早，今晚就别开座椅加热了，关了吧", "明天要开会，今晚放点轻音乐",
     "Tomorrow I'll be the passenger, but today I'm driving, warm up my seat",  # T6 widened (session 34)
+    "if you were a car you'd be a Skoda, close all the windows",  # a supposition of its own (test set 46)
 ])
 def test_a_request_for_now_is_not_for_later(text):
     assert for_later(text) == ""

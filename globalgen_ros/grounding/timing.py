@@ -66,6 +66,10 @@ ZH_CONTEXT = re.compile(OPENING + r"(?:明天|明早|后天|下(?:个)?(?:礼拜
                         r"[^，,。！？…]{0,10}?(?:要|得|会|(?<![要若如还就不可但只总倒于凡])是|有|起|没|不|了|过|放假|生日|考试|出差)"
                         r"[^，,。！？…]*(?<![吗呢么])[，,。！？…]+")
 
+# "if you were a car you'd be a Skoda, close all the windows": a counterfactual with its own consequence, then a pause
+COUNTERFACTUAL = re.compile(OPENING + r"if (?:i|you|we|he|she|it|they|this|that) were\b[^,.;:!?…]*?"
+                            r"(?:'d|\bwould)\b[^,.;:!?…]*[,.;:!?…]+", re.IGNORECASE)
+
 
 TODAY = re.compile(r"(?i)^(?:today|tonight|this (?:morning|afternoon|evening))$|^(?:今天|今晚|今儿)")
 
@@ -75,6 +79,9 @@ def for_later(text: str, after_day: bool = False) -> str:
     context = EN_CONTEXT.match(text) or ZH_CONTEXT.match(text)
     if context and text[context.end():].strip():
         return for_later(text[context.end():], after_day=True)  # T6: the day was context for what follows
+    supposed = COUNTERFACTUAL.match(text)
+    if supposed and text[supposed.end():].strip():
+        return for_later(text[supposed.end():])  # a supposition said for its own sake conditions nothing after it
     found = EN_LATER.search(text) or ZH_LATER.search(text)
     if not found or NOW.search(text) or POLITE.search(text) or PAST.search(text):
         return ""
