@@ -342,6 +342,14 @@ def test_a_bare_bu_shi_stays_a_self_correction():
     assert check_answer(outcome, "往前走三米而不是五米", SCHEMA).slots == {"direction": "forward", "distance": "3"}
 
 
+def test_shi_bu_shi_asks_and_corrects_nothing():
+    """"你是不是跟新闻里那个一样" asks (test set 46): the 2 m said before it stands (cn2an reads 一样 as 1样)."""
+    outcome = Outcome(OK, EDGE, "好的，向前移动2米。", "zh-CN", intent="robot_move",
+                      slots={"direction": "forward", "distance": "2"})
+    text = "机器人往前走两米，我看看你是不是跟新闻里那个一样能跑"
+    assert check_answer(outcome, text, SCHEMA).slots == {"direction": "forward", "distance": "2"}
+
+
 def test_motion_asked_first_is_counted_apart_from_motion_acted_on():
     cases = [{"text": t, "intent": i, "slots": {}, "lang": "en"} for t, i in
              [("the kitchen is a mess", "none"), ("what if you went left", "none"), ("go left", "robot_move")]]

@@ -83,7 +83,7 @@ def is_said(value: str, text: str) -> bool:
 
 # A self-correction after a number: "17, no, make that 22", "二十六 不 二十四度", "set it to 20 I mean 21".
 CORRECTION = re.compile(r"(?i)\b(?:no|nope|sorry|i mean|make (?:that|it)|actually|wait|rather|correction|scratch that)"
-                        r"\b|不对|不是|不要|哦不|我是说|改成|应该是|算了|[，,\s]不[，,\s]")
+                        r"\b|不对|(?<!是)不是|不要|哦不|我是说|改成|应该是|算了|[，,\s]不[，,\s]")  # 是不是 asks
 
 
 # A number rejected as it is said: "move right 3 metres, not 30", "调到二十四度而不是二十六度". A bare 不是 before a
