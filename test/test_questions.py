@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from globalgen_ros.grounding.questions import asks_how
+from globalgen_ros.grounding.questions import asks_how, weighs_options
 from globalgen_ros.schema import load_schema
 from globalgen_ros.serving.checks import check_answer
 from globalgen_ros.watchdog.supervisor import CLOUD, EDGE, OK, Outcome
@@ -45,3 +45,20 @@ def test_a_command_read_from_a_how_question_is_declined_saying_why(source):
 def test_a_stop_is_never_declined_as_a_question():
     stop = Outcome(OK, EDGE, "Stopping.", "en-US", intent="stop", slots={})
     assert check_answer(stop, "how do I stop it?", SCHEMA).intent == "stop"
+
+
+@pytest.mark.parametrize("text, options", [
+    ("这个花盆放在窗台上还是阳台上好呢", "还是"),  # test set 47: robot_place acted on
+    ("Should I call Mum now or later?", "Should I call Mum now or"), ("把花盆放到阳台上", ""),
+    ("还是把花盆放到阳台上吧", ""), ("should I put it on the sill, or just leave it, put it on the sill", ""),
+])
+def test_a_choice_still_open_is_found_only_where_it_ends_the_utterance(text, options):
+    assert weighs_options(text) == options
+
+
+def test_a_command_read_from_a_choice_still_open_is_declined_saying_why():
+    outcome = Outcome(OK, EDGE, "好的。", "zh-CN", intent="robot_place",
+                      slots={"object": "这个花盆", "location": "窗台上"})
+    checked = check_answer(outcome, "这个花盆放在窗台上还是阳台上好呢", SCHEMA)
+    assert checked.intent == "none" and "还在选" in checked.text
+

@@ -24,3 +24,16 @@ def asks_how(text: str) -> str:
     if not found or len([s for s in _SENTENCES.split(text[found.end():]) if s.strip()]) > 1:
         return ""
     return found.group("how")
+
+
+# "这个花盆放在窗台上还是阳台上好呢", "should we put it on the sill or the balcony?": the speaker weighs options aloud
+ZH_OPTIONS = re.compile(r"(?P<options>还是)[^，,。；！？!?…]*?呢[？?。…]*\s*$")
+EN_OPTIONS = re.compile(OPENING + r"(?P<options>(?:should|shall) (?:i|we)\b[^,.;!?]*\bor\b)[^,.;!?]*\?\s*$",
+                        re.IGNORECASE)
+
+
+def weighs_options(text: str) -> str:
+    """Return the word that sets out a choice in a question that ends the utterance ("…还是阳台上好呢"), or ""."""
+    found = ZH_OPTIONS.search(text) or EN_OPTIONS.search(text)
+    return found.group("options") if found else ""
+

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from globalgen_ros.grounding.addressee import said_to_a_person, said_to_an_animal
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
-from globalgen_ros.grounding.questions import asks_how
+from globalgen_ros.grounding.questions import asks_how, weighs_options
 from globalgen_ros.grounding.timing import for_later
 from globalgen_ros.grounding.units import in_slot_unit, said_in_unit, the_one_said
 from globalgen_ros.grounding.words import is_latin_word_char, whole_words
@@ -33,6 +33,7 @@ from globalgen_ros.watchdog.language import (
     OUT_OF_RANGE,
     TO_A_PERSON,
     TO_AN_ANIMAL,
+    WEIGHS_OPTIONS,
     base_language,
     say,
 )
@@ -149,6 +150,7 @@ def check_required(outcome: Outcome, schema) -> Outcome:
 _NOT_FOR_NOW = (
     (for_later, FOR_LATER, "asked for later ({found!r}): nothing is scheduled"),  # "in ten minutes, …"
     (asks_how, ASKS_HOW, "read from a question ({found!r})"),  # "How do I make the robot go to …?"
+    (weighs_options, WEIGHS_OPTIONS, "read from a choice still open ({found!r})"),  # "…放窗台上还是阳台上好呢"
     (said_to_an_animal, TO_AN_ANIMAL, "said to an animal ({found!r})"),  # "bad dog, go to your bed"
     (said_to_a_person, TO_A_PERSON, "said to a person ({found!r})"),  # "Mom, call grandpa"
 )
