@@ -36,4 +36,3 @@ def weighs_options(text: str) -> str:
     """Return the word that sets out a choice in a question that ends the utterance ("…还是阳台上好呢"), or ""."""
     found = ZH_OPTIONS.search(text) or EN_OPTIONS.search(text)
     return found.group("options") if found else ""
-
