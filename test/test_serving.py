@@ -358,3 +358,22 @@ def test_motion_asked_first_is_counted_apart_from_motion_acted_on():
     result = score(cases, predictions)
     assert (result["motion_where_decline"], result["motion_asked_where_decline"], result["motion_right_asked"]) == (
         1, 1, 1)
+
+
+@pytest.mark.parametrize("text, said", [
+    ("机器人往前走两米，我看看你是不是跟新闻里那个一样能跑", ["2"]),  # 一样 is "the same" (test set 46)
+    ("往前挪一下", []), ("往左一点点", []), ("一直往前走十米", ["10"]), ("我们一起去厨房", []),
+    ("统一调到二十度", ["20"]),
+    ("调低一点五度", ["1.5"]), ("调到二十一度", ["21"]), ("往后退一米", ["1"]), ("一米一", ["1.1"]),
+    ("机器人去负一楼", ["-1"]), ("一点钟出发", ["1"]),
+])
+def test_a_one_that_counts_nothing_is_no_number(text, said):
+    """cn2an writes every 一 as 1; 一样, 一直, 一下, 一起 say no number, 一米, 一点五, 负一楼 do."""
+    assert numbers_said(text) == said
+
+
+def test_a_distance_of_one_is_not_read_from_a_bit():
+    """"往前挪一下" (move forward a bit) says no distance: a 1 written there is not acted on."""
+    checked = check_answer(Outcome(OK, EDGE, "好的，向前移动1米。", "zh-CN", intent="robot_move",
+                                   slots={"direction": "forward", "distance": "1"}), "往前挪一下", SCHEMA)
+    assert checked.slots.get("distance") != "1"

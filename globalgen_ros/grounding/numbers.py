@@ -6,6 +6,12 @@ that neither library reads as one number are joined after them: 一米五 / 两�
 22.5 °C), "one and a half", "half a metre", "a metre"; "twenty-ish" is twenty, as "about twenty" is. A number
 below zero keeps its sign (零下三十度, "minus five": -30, -5), so "三十" of 零下三十 is not 30. A number slot may only
 hold one of these: "never a number not said".
+
+cn2an writes every 一 as 1, also where 一 is no quantity: 一样, 一直, 一下, 一起 ("the same", "straight on", "a bit",
+"together"). jieba's dictionary says which words these are (its part of speech is not a numeral's, a noun's, a
+time's or a measure's: 一楼 and 星期一 do say a number), and a few numeral-tagged words that count nothing (一下, 一点,
+一起, 一些 …) are named here; their 一 is kept from cn2an, so "跟新闻里那个一样" says no 1. A numeral next to the word
+keeps it a number (一点 五度 is 1.5, 二十 一度 is 21).
 """
 
 from __future__ import annotations
@@ -13,12 +19,22 @@ from __future__ import annotations
 import re
 import warnings
 
+import jieba
+import jieba.posseg
 from text_to_num import alpha2digit
 
 with warnings.catch_warnings():  # cn2an's dependency `proces` warns on import about its own regex tables
     warnings.simplefilter("ignore")
     import cn2an
 
+jieba.setLogLevel(60)
+_WORD_TAGS = jieba.posseg.dt.word_tag_tab  # jieba's part of speech per dictionary word: "m" numeral, "mq" + measure
+# Numeral-tagged words that count nothing: "a bit", "a while", "together", "some", "all", "all the way".
+_COUNTS_NOTHING = frozenset({"一下", "一下子", "一点", "一点儿", "一点点", "一起", "一些", "一会", "一会儿", "一阵",
+                             "一阵子", "一切", "一路"})
+_COUNTING_TAGS = ("m", "n", "t", "q")  # numerals, nouns (一楼, 一号线), times (星期一), measures: a number is said
+_ZH_NUMERAL = "零〇一二三四五六七八九十百千万亿两点"
+_KEPT_ONE = "\ue000"  # stands in for a 一 that is no quantity while cn2an reads the rest
 _DIGITS = re.compile(r"(?:(?<![A-Za-z0-9.])-)?(?<![\d.])\d+(?:\.\d+)?(?![\d])")  # "-5": a sign, not "t-20", "5-10"
 # Below zero, said: 零下三十度 (read as 负三十 by cn2an), "minus five", "negative 5" (written "-5" before parsing).
 _ZH_BELOW_ZERO = re.compile(r"零下")
@@ -42,10 +58,12 @@ def to_digits(text: str) -> str:
     """Return `text` with its Chinese and English number words written as digits."""
     out = _ZH_BELOW_ZERO.sub("负", text)
     if _CJK.search(out):
+        out = _keep_lexical_ones(out)
         try:
             out = cn2an.transform(out, "cn2an")
         except (ValueError, KeyError, IndexError):  # cn2an refuses some mixtures; the digits stay as they are
             pass
+        out = out.replace(_KEPT_ONE, "一")
     if re.search(r"[A-Za-z]", out):
         out = _EN_ISH.sub(r"\1", out)
         try:
@@ -53,6 +71,23 @@ def to_digits(text: str) -> str:
         except (ValueError, RuntimeError):
             pass
     return measures(_EN_MINUS.sub("-", out))
+
+
+def _keep_lexical_ones(text: str) -> str:
+    """Return `text` with the 一 of words that are no quantity (一样, 一直, 一下) hidden from cn2an."""
+    if "一" not in text:
+        return text
+    words = jieba.lcut(text, HMM=False)
+    for i, word in enumerate(words):
+        if "一" not in word or len(word) < 2:
+            continue
+        before = words[i - 1][-1:] if i else ""
+        after = words[i + 1][:1] if i + 1 < len(words) else ""
+        if before and before in _ZH_NUMERAL or after and after in _ZH_NUMERAL:  # 二十 一度, 一点 五度
+            continue
+        if word in _COUNTS_NOTHING or not _WORD_TAGS.get(word, "m").startswith(_COUNTING_TAGS):
+            words[i] = word.replace("一", _KEPT_ONE)
+    return "".join(words)
 
 
 def measures(text: str) -> str:

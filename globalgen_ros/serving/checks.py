@@ -21,6 +21,7 @@ from pathlib import Path
 
 from globalgen_ros.grounding.addressee import said_to_a_person, said_to_an_animal
 from globalgen_ros.grounding.numbers import canonical, corrected, is_said, numbers_said
+from globalgen_ros.grounding.prohibition import forbids
 from globalgen_ros.grounding.questions import asks_how, weighs_options
 from globalgen_ros.grounding.timing import for_later
 from globalgen_ros.grounding.units import in_slot_unit, said_in_unit, the_one_said
@@ -28,6 +29,7 @@ from globalgen_ros.grounding.words import is_latin_word_char, whole_words
 from globalgen_ros.watchdog.language import (
     ASKS_HOW,
     FOR_LATER,
+    FORBIDDEN,
     MISSING,
     NUMBER_UNCLEAR,
     OUT_OF_RANGE,
@@ -157,14 +159,20 @@ _NOT_FOR_NOW = (
 
 
 def check_not_for_now(outcome: Outcome, text: str, schema) -> Outcome:
-    """Decline a command asked for later, read from a question about how, or said to an animal or a person, saying
-    why."""
+    """Decline a command asked for later, read from a question about how or a choice still open, said to an animal
+    or a person, or forbidden in the clause that says it, saying why."""
     if outcome.intent not in schema or outcome.intent in ("stop", "none"):
         return outcome
     for find, reply, note in _NOT_FOR_NOW:
         if found := find(text):
             return _decline(outcome, say(reply, outcome.language).format(found=found),
                             f"{outcome.intent} " + note.format(found=found))
+    # A song's title may itself forbid ("we don't talk about Bruno", 不要说话): music is left to the model.
+    words = [v for s in schema[outcome.intent].slots if s.type == "text" and outcome.intent != "play_music"
+             and isinstance(v := outcome.slots.get(s.name), str) and v.strip() and v in text]
+    if words and (found := forbids(text, words[0])):  # "你千万别把那个花瓶拿起来"
+        return _decline(outcome, say(FORBIDDEN, outcome.language).format(found=found),
+                        f"{outcome.intent} forbidden as it is said ({found!r})")
     return outcome
 
 

@@ -83,7 +83,8 @@ SUPPLEMENTS = ("urgent_stops.yaml", "numbers_in_context.yaml", "casual_commands.
 # session25_forms.yaml (session 25) and session27_forms.yaml (motion and stop trust): first shipped in v35s,
 # session 27; session28_forms.yaml (self-corrections, non-native speech) and session31_forms.yaml (the edge of
 # motion, in minimal pairs): first shipped in v38, session 31.)
-NOT_YET_TRAINED: tuple[str, ...] = ("session32_forms.yaml", "session33_forms.yaml", "session34_forms.yaml")  # v39-v42
+NOT_YET_TRAINED: tuple[str, ...] = ("session32_forms.yaml", "session33_forms.yaml", "session34_forms.yaml",
+                                  "session36_forms.yaml")  # v39-v45
 
 
 # The blind stop-reflex lists (eval/blind/reflex_stops*.json, 1-14; 21-27 from v35s on), written for the reflex and

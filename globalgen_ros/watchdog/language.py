@@ -28,6 +28,8 @@ ASKS_HOW = {ZH: "这听起来是在问怎么做，不是让我现在就做。需
             EN: "That sounds like a question about how to do it, not a request to do it now. Just ask if you want it."}
 WEIGHS_OPTIONS = {ZH: "听起来您还在选，所以我先没有动。想好了请直接吩咐我。",
                   EN: "It sounds like you're still choosing, so I didn't act. Tell me when you've decided."}
+FORBIDDEN = {ZH: "您说的是“{found}”，所以我没有动。如果是要我做，请直接吩咐我。",
+             EN: "You said \"{found}\", so I didn't do it. If you do want it, just ask."}
 TO_AN_ANIMAL = {ZH: "这句听起来是在跟“{found}”说话，所以我没有动。如果是跟我说的，请叫我一声再说一遍。",
                 EN: "That sounded like it was for {found}, so I didn't act. "
                     "If it was for me, call me and say it again."}
