@@ -60,6 +60,25 @@ def test_another_sentence_the_machine_named_or_no_call_is_left_to_the_model(text
     assert said_to_a_person(text) == ""
 
 
+@pytest.mark.parametrize("text, who", [
+    ("老周你倒一下车 后面还有一米多", "老周"), ("老张 往后退 往后退 再退一米 好", "老张"),  # test set 48: robot_move
+    ("叉车师傅，往左倒一点", "叉车师傅"), ("王老师，把窗户关上", "王老师"), ("李姐你把空调开一下", "李姐"),
+    ("小朋友，往后退一点，别挡着门", "小朋友"), ("老公你坐稳了，我们马上到医院", "老公"),
+    ("阿仔，帮阿妈开下窗", "阿仔"),
+])
+def test_a_person_called_by_surname_or_trade_then_a_pause_or_you_is_found(text, who):
+    assert said_to_a_person(text) == who
+
+
+@pytest.mark.parametrize("text", [
+    "老铁，给我导到万达广场", "老天，往前走", "阿西，后排的窗户开一点",  # what people also call a machine, a sigh
+    "给张老师，哦不对，给班主任打电话", "哥你看我的：空调关掉！", "张师傅，机器人往前走两米",
+    "师傅您去哪儿 首都机场T3是吧 好嘞 导航去首都机场T3航站楼", "收工，导航回家",
+])
+def test_a_sigh_a_call_made_for_someone_or_a_second_sentence_is_left_to_the_model(text):
+    assert said_to_a_person(text) == ""
+
+
 def test_a_command_to_a_person_is_declined_saying_why():
     call = Outcome(OK, EDGE, "Calling Grandpa.", "en-US", intent="call", slots={"contact": "grandpa"})
     checked = check_answer(call, "Mom, call grandpa", SCHEMA)
