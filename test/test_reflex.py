@@ -385,6 +385,12 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 47 (session 35: a vineyard at harvest, a parcel sorting centre, a bowling alley and arcade, a valet car park):
 # first run served 116/118 en, 118/119 zh, 10 ; 13 false stops; taught 幸亏, 换个话题 and "new paragraph" as set
 # phrases and 后来 as narration.
+# List 48 (session 36: an airport baggage hall and apron, a dairy farm, hospital corridors, a car wash, a building site,
+# a university library, a theme park, a petrol station): first run served 102/104 en, 113/118 zh, 3 ; 9 false stops;
+# taught 停止作业 as a halt phrase and "just" as a lead ("just stop, the straps came loose").
+# List 49 (session 36: a zoo and aquarium backstage, a golf course, a garden centre, a multi-storey car park, a
+# farmers' market, an underground garage, a high-speed railway station, a care home): first run served 95/97 en,
+# 113/113 zh, 5 ; 6 false stops.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -410,7 +416,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_41.json": {"en": 0.89, "zh": 0.90},
                 "reflex_stops_42.json": {"en": 0.83, "zh": 0.86}, "reflex_stops_43.json": {"en": 0.94, "zh": 0.92},
                 "reflex_stops_44.json": {"en": 0.97, "zh": 0.79}, "reflex_stops_45.json": {"en": 0.96, "zh": 0.93},
-                "reflex_stops_46.json": {"en": 0.91, "zh": 0.89}, "reflex_stops_47.json": {"en": 0.94, "zh": 0.95}}
+                "reflex_stops_46.json": {"en": 0.91, "zh": 0.89}, "reflex_stops_47.json": {"en": 0.94, "zh": 0.95},
+                "reflex_stops_48.json": {"en": 0.95, "zh": 0.91}, "reflex_stops_49.json": {"en": 0.93, "zh": 0.98}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -431,7 +438,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_41.json": {"zh": 2}, "reflex_stops_42.json": {"en": 4, "zh": 2},
                      "reflex_stops_43.json": {"en": 1, "zh": 3}, "reflex_stops_44.json": {"en": 2, "zh": 1},
                      "reflex_stops_45.json": {"en": 4, "zh": 5}, "reflex_stops_46.json": {"en": 6, "zh": 2},
-                     "reflex_stops_47.json": {"en": 7, "zh": 8}}
+                     "reflex_stops_47.json": {"en": 7, "zh": 8}, "reflex_stops_48.json": {"en": 3, "zh": 9},
+                     "reflex_stops_49.json": {"en": 2, "zh": 5}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
