@@ -9,8 +9,10 @@ the range check sees what was said (grounding/units.py). A value outside the slo
 the answer becomes `none` with a reply that says the range. A command for later (an utterance that opens with a
 condition or a later time and says nothing of now: "in ten minutes, set it to 20") is declined with a reply that says
 so: nothing here schedules (grounding/timing.py). A command read from a one-sentence question about how to do it
-("How do I make the robot go to the garage?") is declined the same way (grounding/questions.py), and so is one said
-to an animal or a person ("bad dog, get off the sofa, go to your bed", "Mom, call grandpa"; grounding/addressee.py).
+("How do I make the robot go to the garage?") is declined the same way (grounding/questions.py), as is one said to
+an animal or a person ("bad dog, get off the sofa, go to your bed", "Mom, call grandpa", 老周你倒一下车;
+grounding/addressee.py) and one forbidden in the clause that says it ("whatever you do, don't pick up the vase";
+grounding/prohibition.py).
 """
 
 from __future__ import annotations
