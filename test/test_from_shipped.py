@@ -81,3 +81,34 @@ def test_a_schema_with_a_new_intent_cannot_continue_from_the_shipped_model(tmp_p
     (tmp_path / "intents.yaml").write_text(extended)
     with pytest.raises(ValueError, match="honk.*without --from-shipped"):
         check_layout(NLU, tmp_path / "intents.yaml")
+
+
+def test_the_stop_teacher_is_the_shipped_stop_decision_and_distilling_moves_towards_it(rebuilt):
+    """train.stop_teacher gives the shipped model's p(stop); the rebuilt model already sits at the distillation's
+    minimum; one whose stop logit is pushed up loses more, and a gradient step on the loss brings it back."""
+    from globalgen_ros.understanding.data import Encoded
+    from globalgen_ros.understanding.model import stop_distill_loss
+    from globalgen_ros.understanding.train import collate, stop_teacher
+
+    model, _, meta = rebuilt
+    stop = meta["intents"].index("stop")
+    shipped = Understanding(NLU)
+    ids = [shipped.encode(shipped.run(t)["norm"])[0][0].tolist() for t in TEXTS]
+    batch = collate([Encoded(x, [-100] * len(x), 0, [], None) for x in ids])  # right-padded as in training
+    p_t = stop_teacher(NLU / "nlu.int8.onnx", stop)(batch)
+    assert p_t[TEXTS.index("停下")] > 0.9 and p_t[TEXTS.index("pick up the red box")] < 0.05
+    with torch.no_grad():
+        il, _, _ = model(batch["input_ids"], batch["attention_mask"])
+        at_teacher = stop_distill_loss(il, p_t, stop)
+        np.testing.assert_allclose(torch.softmax(il, 1)[:, stop].numpy(), p_t.numpy(), atol=0.05)
+        model.heads.intent.bias[stop] += 8.0
+    try:
+        il, _, _ = model(batch["input_ids"], batch["attention_mask"])
+        pushed = stop_distill_loss(il, p_t, stop)
+        assert pushed > 2 * at_teacher + 0.01
+        pushed.backward()
+        assert model.heads.intent.bias.grad[stop] > 0  # descent lowers the stop logit again
+    finally:
+        with torch.no_grad():
+            model.heads.intent.bias[stop] -= 8.0
+        model.zero_grad()

@@ -52,6 +52,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--stop-lists", action="store_true",
                    help="also train on the urgent lines and near misses of the tuned-on blind stop lists 1-14 "
                         "(understanding/data.py STOP_LISTS; since v22)")
+    p.add_argument("--stop-teacher", type=Path, metavar="NLU_DIR",
+                   help="pull the model's p(stop) towards that of this shipped nlu/ folder's model on every training "
+                        "batch (keeps its stop decision while the rest is learnt; about 20 %% slower)")
+    p.add_argument("--stop-distill", type=float, default=1.0, help="weight of the stop distillation (default 1)")
     p.add_argument("--stop-min-confidence", type=float,
                    help="record in nlu.json the confidence a stop the model decides needs (0.97: measured on the "
                         "blind stop lists, docs/model.md session 16; default: none beyond min_confidence)")
@@ -98,6 +102,8 @@ def run(args) -> int:
                     "--ctx-pos", str(args.ctx_pos), "--ctx-none", str(args.ctx_none),
                     "--none-share", str(args.none_share), "--surface", str(args.surface),
                     *(["--stop-lists"] if args.stop_lists else []),
+                    *(["--stop-teacher", str(args.stop_teacher / "nlu.int8.onnx"), "--stop-distill",
+                       str(args.stop_distill)] if args.stop_teacher else []),
                     *(["--init", str(init)] if init else [])])
     if not (export / "nlu.json").is_file():
         nlu_export.main(["--ckpt", str(train_dir), "--out", str(export)])

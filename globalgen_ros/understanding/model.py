@@ -75,14 +75,27 @@ def intent_loss(il: torch.Tensor, labels: torch.Tensor, stop: int) -> torch.Tens
     return (ce + ns).sum() / il.shape[0]
 
 
+def stop_distill_loss(il: torch.Tensor, p_teacher: torch.Tensor, stop: int) -> torch.Tensor:
+    """Binary cross-entropy of the model's p(stop) against a teacher's p(stop), averaged over the batch: the other
+    intents share what is not stop as they like."""  # il: (B, n_intents), p_teacher: (B,)
+    rest = torch.cat([il[:, :stop], il[:, stop + 1 :]], dim=1)
+    z = torch.logsumexp(il, dim=1)
+    log_p, log_not = il[:, stop] - z, torch.logsumexp(rest, dim=1) - z
+    return -(p_teacher * log_p + (1 - p_teacher) * log_not).mean()
+
+
 def losses(model: NLUModel, batch: dict, layout: Layout) -> dict[str, torch.Tensor]:
-    """Intent, tag and enum cross-entropies for a collated batch."""
+    """Intent, tag and enum cross-entropies for a collated batch; with "teacher_stop" in it, the stop distillation."""
     il, tl, el = model(batch["input_ids"], batch["attention_mask"])
-    return {
-        "intent": intent_loss(il, batch["intent"], layout.intents.index("stop")),
+    stop = layout.intents.index("stop")
+    out = {
+        "intent": intent_loss(il, batch["intent"], stop),
         "tag": F.cross_entropy(tl.reshape(-1, tl.shape[-1]), batch["tags"].reshape(-1), ignore_index=-100),
         "enum": enum_loss(el, batch["enums"], layout),
     }
+    if "teacher_stop" in batch:
+        out["distill"] = stop_distill_loss(il, batch["teacher_stop"], stop)
+    return out
 
 
 def export_nlu(model: NLUModel, path: Path, opset: int = 17) -> Path:

@@ -206,8 +206,25 @@ def validate(model: NLUModel, val: list[Encoded], layout: Layout) -> dict:
     return res
 
 
+def stop_teacher(path: Path, stop: int, threads: int = 1):
+    """A function giving an int8 ONNX model's p(stop) (B,) for a collated batch: the target of --stop-teacher."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+    def p_stop(batch: dict[str, torch.Tensor]) -> torch.Tensor:
+        feed = {"input_ids": batch["input_ids"].numpy(), "attention_mask": batch["attention_mask"].numpy()}
+        (il,) = sess.run(["intent_logits"], feed)  # (B, n_intents), raw: the temperature is fitted afterwards
+        return torch.from_numpy(softmax(il.astype(np.float64))[:, stop]).float()
+
+    return p_stop
+
+
 def train(model: NLUModel, data: list[Encoded], layout: Layout, args) -> dict:
-    """AdamW with warmup/decay; separate lr for encoder and heads; stops at max_steps or the time budget."""
+    """AdamW with warmup/decay; separate lr for encoder and heads; stops at max_steps or the time budget. With
+    --stop-teacher, the model's p(stop) is also pulled towards the teacher's (weight --stop-distill)."""
     rng = random.Random(args.seed)
     steps_per_epoch = math.ceil(len(data) / args.batch)
     total = args.max_steps or int(args.epochs * steps_per_epoch)
@@ -217,6 +234,7 @@ def train(model: NLUModel, data: list[Encoded], layout: Layout, args) -> dict:
     ]
     opt = torch.optim.AdamW(groups, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(max(1, int(0.06 * total)), total))
+    teacher = stop_teacher(args.stop_teacher, layout.intents.index("stop"), args.threads) if args.stop_teacher else None
     t0, step, order = time.time(), 0, []
     model.train()
     while step < total and time.time() - t0 < args.budget_s:
@@ -225,8 +243,10 @@ def train(model: NLUModel, data: list[Encoded], layout: Layout, args) -> dict:
             rng.shuffle(order)
         batch = collate([data[i] for i in order[: args.batch]])
         order = order[args.batch :]
+        if teacher:
+            batch["teacher_stop"] = teacher(batch)
         ls = losses(model, batch, layout)
-        loss = ls["intent"] + ls["tag"] + ls["enum"]
+        loss = ls["intent"] + ls["tag"] + ls["enum"] + args.stop_distill * ls.get("distill", 0.0)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -263,6 +283,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--none-share", type=float, default=0.27, help="target share of intent none in training")
     ap.add_argument("--stop-lists", action="store_true", help="train on the tuned-on stop lists too (data.STOP_LISTS)")
     ap.add_argument("--surface", type=float, default=0.0, help="share of train examples given a surface form")
+    ap.add_argument("--stop-teacher", type=Path, default=None,
+                    help="an int8 nlu ONNX file whose p(stop) the model is pulled towards (keeps its stop decision)")
+    ap.add_argument("--stop-distill", type=float, default=1.0, help="weight of the stop distillation loss")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # denormal grads/moments otherwise slow CPU training to a crawl
