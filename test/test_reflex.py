@@ -391,6 +391,10 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 49 (session 36: a zoo and aquarium backstage, a golf course, a garden centre, a multi-storey car park, a
 # farmers' market, an underground garage, a high-speed railway station, a care home): first run served 95/97 en,
 # 113/113 zh, 5 ; 6 false stops.
+# List 50 (session 37: a ski resort, a fishing harbour, a film set, a recycling plant, a container terminal, an
+# orchard, and a bakery factory): first run served 90/95 en, 113/113 zh, 6 ; 8 false stops; taught
+# "cut the power to", "don't back up", overboard and tripped, danger signs, "called" as a name, and in Chinese times
+# long past (小时候, 那会儿), 差点 and 可能 as no warning for now, 掉光 and 会自己停下 as no stop.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -417,7 +421,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_42.json": {"en": 0.83, "zh": 0.86}, "reflex_stops_43.json": {"en": 0.94, "zh": 0.92},
                 "reflex_stops_44.json": {"en": 0.97, "zh": 0.79}, "reflex_stops_45.json": {"en": 0.96, "zh": 0.93},
                 "reflex_stops_46.json": {"en": 0.91, "zh": 0.89}, "reflex_stops_47.json": {"en": 0.94, "zh": 0.95},
-                "reflex_stops_48.json": {"en": 0.95, "zh": 0.91}, "reflex_stops_49.json": {"en": 0.93, "zh": 0.98}}
+                "reflex_stops_48.json": {"en": 0.95, "zh": 0.91}, "reflex_stops_49.json": {"en": 0.93, "zh": 0.98},
+                "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -439,7 +444,7 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_43.json": {"en": 1, "zh": 3}, "reflex_stops_44.json": {"en": 2, "zh": 1},
                      "reflex_stops_45.json": {"en": 4, "zh": 5}, "reflex_stops_46.json": {"en": 6, "zh": 2},
                      "reflex_stops_47.json": {"en": 7, "zh": 8}, "reflex_stops_48.json": {"en": 3, "zh": 9},
-                     "reflex_stops_49.json": {"en": 2, "zh": 5}}
+                     "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
@@ -475,6 +480,18 @@ def test_a_time_not_now_or_a_quoted_stop_word_halts_nothing(text, fires):
     ("三号线停！", True), ("Look out for the delivery van around noon.", False)])
 def test_a_device_that_does_not_move_a_habit_or_a_later_time_halts_nothing(text, fires):
     """Stop list 46's false stops and misses and test set 46's false stops (session 35), read by their rules."""
+    assert REFLEX.matches(text) is fires
+
+
+@pytest.mark.parametrize("text, fires", [
+    ("kill the power to the conveyor now", True), ("they cut the power to the whole street last winter", False),
+    ("no wait don't back up, the kid's behind you", True), ("stop the boat man overboard", True),
+    ("the cameraman tripped hold it hold it", True), ("there are danger signs along the whole cliff path", False),
+    ("那会儿我开拖拉机，刹车全靠脚踩", False), ("我小时候差点被收割机轧到", False), ("小心点开，前面可能有人。", False),
+    ("扫地机碰到墙会自己停下来。", False), ("秋天一过叶子就快掉光了", False), ("stop 按钮是不是坏了？", False),
+    ("停车停车前面有人！", True), ("小心！前面有人！", True), ("那台叉车差点撞到我的车", False)])
+def test_power_to_a_machine_overboard_and_times_long_past_read_as_list_50_taught(text, fires):
+    """Stop list 50's misses and false stops (session 37), reworded, read by the words they taught."""
     assert REFLEX.matches(text) is fires
 
 
