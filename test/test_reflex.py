@@ -395,6 +395,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # orchard, and a bakery factory): first run served 90/95 en, 113/113 zh, 6 ; 8 false stops; taught
 # "cut the power to", "don't back up", overboard and tripped, danger signs, "called" as a name, and in Chinese times
 # long past (小时候, 那会儿), 差点 and 可能 as no warning for now, 掉光 and 会自己停下 as no stop.
+# List 51 (session 37: an open-pit mine, a children's adventure playground, a cold-storage warehouse, a wedding venue,
+# a steelworks, a children's play park, motorway roadworks, a cruise ship deck): first run served 89/92 en, 114/115
+# zh, 2 ; 15 false stops (the same with and without list 50's words); taught 停车 and 急停 before a noun (停车区,
+# 停车收费员, 急停记录), 停车让人 as a rule, 不是叫你 as said to someone else, 以为 (thought) as no warning, "somebody stop
+# me" as a set phrase, "coming down" and rocks as hazards.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -422,7 +427,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_44.json": {"en": 0.97, "zh": 0.79}, "reflex_stops_45.json": {"en": 0.96, "zh": 0.93},
                 "reflex_stops_46.json": {"en": 0.91, "zh": 0.89}, "reflex_stops_47.json": {"en": 0.94, "zh": 0.95},
                 "reflex_stops_48.json": {"en": 0.95, "zh": 0.91}, "reflex_stops_49.json": {"en": 0.93, "zh": 0.98},
-                "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}}
+                "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}, "reflex_stops_51.json": {"en": 0.86, "zh": 0.95}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -444,7 +449,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_43.json": {"en": 1, "zh": 3}, "reflex_stops_44.json": {"en": 2, "zh": 1},
                      "reflex_stops_45.json": {"en": 4, "zh": 5}, "reflex_stops_46.json": {"en": 6, "zh": 2},
                      "reflex_stops_47.json": {"en": 7, "zh": 8}, "reflex_stops_48.json": {"en": 3, "zh": 9},
-                     "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2}}
+                     "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2},
+                     "reflex_stops_51.json": {"zh": 7}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
@@ -492,6 +498,15 @@ def test_a_device_that_does_not_move_a_habit_or_a_later_time_halts_nothing(text,
     ("停车停车前面有人！", True), ("小心！前面有人！", True), ("那台叉车差点撞到我的车", False)])
 def test_power_to_a_machine_overboard_and_times_long_past_read_as_list_50_taught(text, fires):
     """Stop list 50's misses and false stops (session 37), reworded, read by the words they taught."""
+    assert REFLEX.matches(text) is fires
+
+
+@pytest.mark.parametrize("text, fires", [
+    ("停车区在大门左边", False), ("急停记录每天交班前要填好", False), ("停车让人是这里的规定", False),
+    ("不是叫你，是叫那辆车停下", False), ("吓死我了，我以为它要撞到墙了", False), ("someone stop me, I'm on a roll", False),
+    ("stop stop the crate is coming down", True), ("停车区有小孩，停车！", True), ("急停！", True)])
+def test_a_stop_word_naming_a_place_a_record_or_a_rule_halts_nothing_as_list_51_taught(text, fires):
+    """Stop list 51's false stops and misses (session 37), reworded, read by the words they taught."""
     assert REFLEX.matches(text) is fires
 
 
