@@ -400,6 +400,11 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # zh, 2 ; 15 false stops (the same with and without list 50's words); taught 停车 and 急停 before a noun (停车区,
 # 停车收费员, 急停记录), 停车让人 as a rule, 不是叫你 as said to someone else, 以为 (thought) as no warning, "somebody stop
 # me" as a set phrase, "coming down" and rocks as hazards.
+# List 52 (session 37: a sawmill and timber yard, a marina, a TV news studio, a school sports day, a smart greenhouse
+# farm, a metro depot, a shopping-mall car park, a fire-station training ground): first run served 108/116 en,
+# 115/117 zh, 7 ; 4 false stops (the same with and without list 51's words); taught "kill the power on", "emergency
+# stop on", "pack it in", saw and camera as machines, "a crack" and "heading straight for" as hazards, eating as no
+# hazard (a habit: "stop eating my sandwiches"), modesty and word games as banter, 刹车不灵 and 歌词.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -427,7 +432,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_44.json": {"en": 0.97, "zh": 0.79}, "reflex_stops_45.json": {"en": 0.96, "zh": 0.93},
                 "reflex_stops_46.json": {"en": 0.91, "zh": 0.89}, "reflex_stops_47.json": {"en": 0.94, "zh": 0.95},
                 "reflex_stops_48.json": {"en": 0.95, "zh": 0.91}, "reflex_stops_49.json": {"en": 0.93, "zh": 0.98},
-                "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}, "reflex_stops_51.json": {"en": 0.86, "zh": 0.95}}
+                "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}, "reflex_stops_51.json": {"en": 0.86, "zh": 0.95},
+                "reflex_stops_52.json": {"en": 0.89, "zh": 0.92}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -450,7 +456,7 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_45.json": {"en": 4, "zh": 5}, "reflex_stops_46.json": {"en": 6, "zh": 2},
                      "reflex_stops_47.json": {"en": 7, "zh": 8}, "reflex_stops_48.json": {"en": 3, "zh": 9},
                      "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2},
-                     "reflex_stops_51.json": {"zh": 7}}
+                     "reflex_stops_51.json": {"zh": 7}, "reflex_stops_52.json": {"en": 4, "zh": 2}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
@@ -507,6 +513,16 @@ def test_power_to_a_machine_overboard_and_times_long_past_read_as_list_50_taught
     ("stop stop the crate is coming down", True), ("停车区有小孩，停车！", True), ("急停！", True)])
 def test_a_stop_word_naming_a_place_a_record_or_a_rule_halts_nothing_as_list_51_taught(text, fires):
     """Stop list 51's false stops and misses (session 37), reworded, read by the words they taught."""
+    assert REFLEX.matches(text) is fires
+
+
+@pytest.mark.parametrize("text, fires", [
+    ("kill the power on the press", True), ("camera three stop dead", True), ("pack it in now, you're hitting the rail", True),
+    ("stop the saw I heard a crack", True), ("Jenny stop eating the cake", False),
+    ("oh stop, I'm not that good at parking", False), ("我的电动车刹车不灵了，明天去修", False),
+    ("停停停是哪首歌的歌词", False), ("stop, the dog is eating the cable", True)])
+def test_power_on_a_machine_a_camera_and_a_habit_of_eating_read_as_list_52_taught(text, fires):
+    """Stop list 52's misses and false stops (session 37), reworded, read by the words they taught."""
     assert REFLEX.matches(text) is fires
 
 
