@@ -405,6 +405,9 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # 115/117 zh, 7 ; 4 false stops (the same with and without list 51's words); taught "kill the power on", "emergency
 # stop on", "pack it in", saw and camera as machines, "a crack" and "heading straight for" as hazards, eating as no
 # hazard (a habit: "stop eating my sandwiches"), modesty and word games as banter, 刹车不灵 and 歌词.
+# List 53 (session 37: a quarry and asphalt plant, a leisure centre and pool, a container ship, a music festival, a
+# logistics park, a community park, a coal mine, a university laboratory building): first run served 94/99 en,
+# 116/116 zh, 5 ; 7 false stops.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -433,7 +436,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_46.json": {"en": 0.91, "zh": 0.89}, "reflex_stops_47.json": {"en": 0.94, "zh": 0.95},
                 "reflex_stops_48.json": {"en": 0.95, "zh": 0.91}, "reflex_stops_49.json": {"en": 0.93, "zh": 0.98},
                 "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}, "reflex_stops_51.json": {"en": 0.86, "zh": 0.95},
-                "reflex_stops_52.json": {"en": 0.89, "zh": 0.92}}
+                "reflex_stops_52.json": {"en": 0.89, "zh": 0.92}, "reflex_stops_53.json": {"en": 0.85, "zh": 0.93}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -456,7 +459,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_45.json": {"en": 4, "zh": 5}, "reflex_stops_46.json": {"en": 6, "zh": 2},
                      "reflex_stops_47.json": {"en": 7, "zh": 8}, "reflex_stops_48.json": {"en": 3, "zh": 9},
                      "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2},
-                     "reflex_stops_51.json": {"zh": 7}, "reflex_stops_52.json": {"en": 4, "zh": 2}}
+                     "reflex_stops_51.json": {"zh": 7}, "reflex_stops_52.json": {"en": 4, "zh": 2},
+                     "reflex_stops_53.json": {"en": 4, "zh": 7}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
