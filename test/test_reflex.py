@@ -398,8 +398,8 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 51 (session 37: an open-pit mine, a children's adventure playground, a cold-storage warehouse, a wedding venue,
 # a steelworks, a children's play park, motorway roadworks, a cruise ship deck): first run served 89/92 en, 114/115
 # zh, 2 ; 15 false stops (the same with and without list 50's words); taught 停车 and 急停 before a noun (停车区,
-# 停车收费员, 急停记录), 停车让人 as a rule, 不是叫你 as said to someone else, 以为 (thought) as no warning, "somebody stop
-# me" as a set phrase, "coming down" and rocks as hazards.
+# 停车收费员, 急停记录), 停车让人 as a rule, 不是叫你 as said to someone else, 以为 (thought) as no warning,
+# "somebody stop me" as a set phrase, "coming down" and rocks as hazards.
 # List 52 (session 37: a sawmill and timber yard, a marina, a TV news studio, a school sports day, a smart greenhouse
 # farm, a metro depot, a shopping-mall car park, a fire-station training ground): first run served 108/116 en,
 # 115/117 zh, 7 ; 4 false stops (the same with and without list 51's words); taught "kill the power on", "emergency
@@ -513,7 +513,8 @@ def test_power_to_a_machine_overboard_and_times_long_past_read_as_list_50_taught
 
 @pytest.mark.parametrize("text, fires", [
     ("停车区在大门左边", False), ("急停记录每天交班前要填好", False), ("停车让人是这里的规定", False),
-    ("不是叫你，是叫那辆车停下", False), ("吓死我了，我以为它要撞到墙了", False), ("someone stop me, I'm on a roll", False),
+    ("不是叫你，是叫那辆车停下", False), ("吓死我了，我以为它要撞到墙了", False),
+    ("someone stop me, I'm on a roll", False),
     ("stop stop the crate is coming down", True), ("停车区有小孩，停车！", True), ("急停！", True)])
 def test_a_stop_word_naming_a_place_a_record_or_a_rule_halts_nothing_as_list_51_taught(text, fires):
     """Stop list 51's false stops and misses (session 37), reworded, read by the words they taught."""
@@ -521,7 +522,8 @@ def test_a_stop_word_naming_a_place_a_record_or_a_rule_halts_nothing_as_list_51_
 
 
 @pytest.mark.parametrize("text, fires", [
-    ("kill the power on the press", True), ("camera three stop dead", True), ("pack it in now, you're hitting the rail", True),
+    ("kill the power on the press", True), ("camera three stop dead", True),
+    ("pack it in now, you're hitting the rail", True),
     ("stop the saw I heard a crack", True), ("Jenny stop eating the cake", False),
     ("oh stop, I'm not that good at parking", False), ("我的电动车刹车不灵了，明天去修", False),
     ("停停停是哪首歌的歌词", False), ("stop, the dog is eating the cable", True)])

@@ -86,9 +86,9 @@ def test_on_the_blind_test_sets_the_shipped_model_adds_few_false_stops():
     seen here because this bound names it: 小黑，坐下！别动！, a dog told to sit); with test set 46: 19 over 30,489, 880
     of 898; with test set 47 (session 35): 20 over 31,178, 904 of 923 (+ "look there's a tractor"); with test sets
     48-49 (session 36): 26 over 32,438, 935 of 954 (+ workers and children called by name and warned: "Jordan stop,
-    you're gonna drop it", 老赵 停一下停一下 你那个梯子歪了, 婷婷你别动，头发缠住了; a story: 故事里小熊大喊 快停下); with
-    test sets 50-51 (session 37): 28 over 33,725, 971 of 991 (+ two lines of test set 51: "you're a good robot aren't
-    you", "dude stop touching my hair")."""
+    you're gonna drop it", 老赵 停一下停一下 你那个梯子歪了, 婷婷你别动，头发缠住了; a story: 故事里小熊大喊 快停下);
+    with test sets 50-51 (session 37): 28 over 33,725, 971 of 991 (+ two lines of test set 51: "you're a good robot
+    aren't you", "dude stop touching my hair")."""
     rows = blind_set_lines()
     fired = [MODEL.is_stop(r["text"]) for r in rows]
     false = [r["text"] for r, f in zip(rows, fired, strict=True) if f and r["intent"] != "stop"]
