@@ -54,7 +54,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "(understanding/data.py STOP_LISTS; since v22)")
     p.add_argument("--stop-teacher", type=Path, metavar="NLU_DIR",
                    help="pull the model's p(stop) towards that of this shipped nlu/ folder's model on every training "
-                        "batch (keeps its stop decision while the rest is learnt; about 20 %% slower)")
+                        "batch (one int8 forward more per step; v46 showed it does not keep the teacher's stops on "
+                        "unseen speech: docs/model.md, session 37)")
     p.add_argument("--stop-distill", type=float, default=1.0, help="weight of the stop distillation (default 1)")
     p.add_argument("--stop-min-confidence", type=float,
                    help="record in nlu.json the confidence a stop the model decides needs (0.97: measured on the "

@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--stop-lists", action="store_true", help="train on the tuned-on stop lists too (data.STOP_LISTS)")
     ap.add_argument("--surface", type=float, default=0.0, help="share of train examples given a surface form")
     ap.add_argument("--stop-teacher", type=Path, default=None,
-                    help="an int8 nlu ONNX file whose p(stop) the model is pulled towards (keeps its stop decision)")
+                    help="an int8 nlu ONNX file whose p(stop) the model is pulled towards on each training batch")
     ap.add_argument("--stop-distill", type=float, default=1.0, help="weight of the stop distillation loss")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
