@@ -408,6 +408,13 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 53 (session 37: a quarry and asphalt plant, a leisure centre and pool, a container ship, a music festival, a
 # logistics park, a community park, a coal mine, a university laboratory building): first run served 94/99 en,
 # 116/116 zh, 5 ; 7 false stops.
+# List 54 (session 38: an airport apron, a hospital, a vineyard, a car wash, a building site, a metro station, a
+# livestock farm, motorway services): first run served 103/107 en, 115/116 zh, 5 ; 6 false stops (with the n-gram
+# weights of lists 1-53: 105/107); taught snapped and "came loose" as hazards, a wash as a machine, trip plans,
+# "next month" and an inverted "should a …" as conditions, "and i quote", 别推了 said twice, 被夹, 停车杆, 要不是.
+# List 55 (session 38: a car ferry, a zoo and aquarium, a road tunnel, a golf club, a paper mill, a market, a home
+# kitchen and garage, a driving school): first run served 107/110 en, 107/107 zh, 7 ; 20 false stops (the n-gram
+# weights of lists 1-53; 106/110 with the old weights).
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -436,7 +443,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_46.json": {"en": 0.91, "zh": 0.89}, "reflex_stops_47.json": {"en": 0.94, "zh": 0.95},
                 "reflex_stops_48.json": {"en": 0.95, "zh": 0.91}, "reflex_stops_49.json": {"en": 0.93, "zh": 0.98},
                 "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}, "reflex_stops_51.json": {"en": 0.86, "zh": 0.95},
-                "reflex_stops_52.json": {"en": 0.89, "zh": 0.92}, "reflex_stops_53.json": {"en": 0.85, "zh": 0.93}}
+                "reflex_stops_52.json": {"en": 0.89, "zh": 0.92}, "reflex_stops_53.json": {"en": 0.85, "zh": 0.93},
+                "reflex_stops_54.json": {"en": 0.83, "zh": 0.94}, "reflex_stops_55.json": {"en": 0.85, "zh": 0.94}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -460,7 +468,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_47.json": {"en": 7, "zh": 8}, "reflex_stops_48.json": {"en": 3, "zh": 9},
                      "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2},
                      "reflex_stops_51.json": {"zh": 7}, "reflex_stops_52.json": {"en": 4, "zh": 2},
-                     "reflex_stops_53.json": {"en": 4, "zh": 7}}
+                     "reflex_stops_53.json": {"en": 4, "zh": 7}, "reflex_stops_54.json": {"en": 1, "zh": 4},
+                     "reflex_stops_55.json": {"en": 5, "zh": 20}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))

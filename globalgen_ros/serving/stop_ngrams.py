@@ -20,7 +20,7 @@ import numpy as np
 from globalgen_ros.serving.reflex import normalise  # the word lists' folding
 
 FILE = Path("reflex") / "stop_ngrams.npz"  # inside a model directory
-DEFAULT_THRESHOLD = 0.9  # reflex.ngram_threshold: chosen by leaving one blind stop list out at a time (docs/node.md)
+DEFAULT_THRESHOLD = 0.95  # reflex.ngram_threshold: a first run simulated on spent lists (docs/model.md, session 38)
 MAX_NGRAM_CHARS = 200  # a stop is short; longer text is the language model's
 _WORD = re.compile(r"[a-z0-9']+|[^\sa-z0-9']")
 
