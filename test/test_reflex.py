@@ -414,7 +414,9 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # "next month" and an inverted "should a …" as conditions, "and i quote", 别推了 said twice, 被夹, 停车杆, 要不是.
 # List 55 (session 38: a car ferry, a zoo and aquarium, a road tunnel, a golf club, a paper mill, a market, a home
 # kitchen and garage, a driving school): first run served 107/110 en, 107/107 zh, 7 ; 20 false stops (the n-gram
-# weights of lists 1-53; 106/110 with the old weights).
+# weights of lists 1-53; 106/110 with the old weights); taught "that's it" as a lead, a tunnel alarm going off as a
+# hazard, schedules and photo poses as set phrases, and in Chinese rules (之前要, 不能超过), a driving coach's saying,
+# a false alarm (虚惊一场), a self-correction (我是说), homework, and 急停 / 刹车 before 一次, 按钮, 踩下去.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -468,8 +470,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_47.json": {"en": 7, "zh": 8}, "reflex_stops_48.json": {"en": 3, "zh": 9},
                      "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2},
                      "reflex_stops_51.json": {"zh": 7}, "reflex_stops_52.json": {"en": 4, "zh": 2},
-                     "reflex_stops_53.json": {"en": 4, "zh": 7}, "reflex_stops_54.json": {"en": 1, "zh": 4},
-                     "reflex_stops_55.json": {"en": 5, "zh": 20}}
+                     "reflex_stops_53.json": {"en": 3, "zh": 7}, "reflex_stops_54.json": {"en": 1, "zh": 4},
+                     "reflex_stops_55.json": {"en": 3, "zh": 12}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
