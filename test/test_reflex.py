@@ -417,6 +417,10 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # weights of lists 1-53; 106/110 with the old weights); taught "that's it" as a lead, a tunnel alarm going off as a
 # hazard, schedules and photo poses as set phrases, and in Chinese rules (之前要, 不能超过), a driving coach's saying,
 # a false alarm (虚惊一场), a self-correction (我是说), homework, and 急停 / 刹车 before 一次, 按钮, 踩下去.
+# List 56 (session 38: a travelling fair and circus, a printing works, an underground car park, a riding stables, a
+# hotpot kitchen, a high-speed rail station, a reservoir dam, a kindergarten): first run served 107/108 en, 123/124 zh
+# (both ≥ 99 %), 7 ; 16 false stops; taught carousel, "fell off", "she said", catchphrases, "danger money", and in
+# Chinese a classroom (看黑板, 新词, 怎么写, 记住, 只要, 下次), 我想想, 测试一下, 洗手, and 停止导航 as no stop.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -446,7 +450,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_48.json": {"en": 0.95, "zh": 0.91}, "reflex_stops_49.json": {"en": 0.93, "zh": 0.98},
                 "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}, "reflex_stops_51.json": {"en": 0.86, "zh": 0.95},
                 "reflex_stops_52.json": {"en": 0.89, "zh": 0.92}, "reflex_stops_53.json": {"en": 0.85, "zh": 0.93},
-                "reflex_stops_54.json": {"en": 0.83, "zh": 0.94}, "reflex_stops_55.json": {"en": 0.85, "zh": 0.94}}
+                "reflex_stops_54.json": {"en": 0.83, "zh": 0.94}, "reflex_stops_55.json": {"en": 0.86, "zh": 0.94},
+                "reflex_stops_56.json": {"en": 0.82, "zh": 0.92}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -463,7 +468,7 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_33.json": {"en": 2, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1},
                      "reflex_stops_35.json": {"en": 3, "zh": 5}, "reflex_stops_36.json": {"en": 5, "zh": 1},
                      "reflex_stops_37.json": {"en": 4, "zh": 3}, "reflex_stops_38.json": {"en": 3, "zh": 4},
-                     "reflex_stops_39.json": {"en": 2, "zh": 4}, "reflex_stops_40.json": {"en": 5, "zh": 2},
+                     "reflex_stops_39.json": {"en": 2, "zh": 4}, "reflex_stops_40.json": {"en": 4, "zh": 2},
                      "reflex_stops_41.json": {"zh": 2}, "reflex_stops_42.json": {"en": 4, "zh": 2},
                      "reflex_stops_43.json": {"en": 1, "zh": 3}, "reflex_stops_44.json": {"en": 2, "zh": 1},
                      "reflex_stops_45.json": {"en": 4, "zh": 5}, "reflex_stops_46.json": {"en": 6, "zh": 2},
@@ -471,7 +476,7 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2},
                      "reflex_stops_51.json": {"zh": 7}, "reflex_stops_52.json": {"en": 4, "zh": 2},
                      "reflex_stops_53.json": {"en": 3, "zh": 7}, "reflex_stops_54.json": {"en": 1, "zh": 4},
-                     "reflex_stops_55.json": {"en": 3, "zh": 12}}
+                     "reflex_stops_55.json": {"en": 3, "zh": 12}, "reflex_stops_56.json": {"en": 4, "zh": 7}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
