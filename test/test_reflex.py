@@ -421,6 +421,9 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # hotpot kitchen, a high-speed rail station, a reservoir dam, a kindergarten): first run served 107/108 en, 123/124 zh
 # (both ≥ 99 %), 7 ; 16 false stops; taught carousel, "fell off", "she said", catchphrases, "danger money", and in
 # Chinese a classroom (看黑板, 新词, 怎么写, 记住, 只要, 下次), 我想想, 测试一下, 洗手, and 停止导航 as no stop.
+# List 57 (session 38: a shipyard dry dock, a DIY store, a ski-lift base and mountain road, a children's ward, a
+# parcel sorting centre, an old residential compound, a car dealership and repair shop, a seaside resort): first run
+# served 115/120 en, 115/115 zh, 3 ; 5 false stops; taught "hold hold", 吹牛 as banter, 快拍快拍 and 小心脚下.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -451,7 +454,7 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}, "reflex_stops_51.json": {"en": 0.86, "zh": 0.95},
                 "reflex_stops_52.json": {"en": 0.89, "zh": 0.92}, "reflex_stops_53.json": {"en": 0.85, "zh": 0.93},
                 "reflex_stops_54.json": {"en": 0.83, "zh": 0.94}, "reflex_stops_55.json": {"en": 0.86, "zh": 0.94},
-                "reflex_stops_56.json": {"en": 0.82, "zh": 0.92}}
+                "reflex_stops_56.json": {"en": 0.82, "zh": 0.92}, "reflex_stops_57.json": {"en": 0.80, "zh": 0.96}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -476,7 +479,8 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2},
                      "reflex_stops_51.json": {"zh": 7}, "reflex_stops_52.json": {"en": 4, "zh": 2},
                      "reflex_stops_53.json": {"en": 3, "zh": 7}, "reflex_stops_54.json": {"en": 1, "zh": 4},
-                     "reflex_stops_55.json": {"en": 3, "zh": 12}, "reflex_stops_56.json": {"en": 4, "zh": 7}}
+                     "reflex_stops_55.json": {"en": 3, "zh": 12}, "reflex_stops_56.json": {"en": 4, "zh": 7},
+                     "reflex_stops_57.json": {"en": 2, "zh": 1}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
