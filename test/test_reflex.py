@@ -424,6 +424,10 @@ def test_bad_word_lists_say_what_is_wrong(tmp_path, text, problem):
 # List 57 (session 38: a shipyard dry dock, a DIY store, a ski-lift base and mountain road, a children's ward, a
 # parcel sorting centre, an old residential compound, a car dealership and repair shop, a seaside resort): first run
 # served 115/120 en, 115/115 zh, 3 ; 5 false stops; taught "hold hold", 吹牛 as banter, 快拍快拍 and 小心脚下.
+# List 58 (session 38: a water treatment works, a school run, a packhouse, a bus route, an oil rig, a campus, a tea
+# garden, a mall play area): first run served 114/115 en, 117/117 zh, 6 ; 12 false stops; with lists 26-57 it taught
+# the `person` rule (a kin or pet word said first addresses a person: 宝宝别动，妈妈给你拍张照; "babe stop, …"), "i
+# thought", "our stop", 台词, 写在, 播报 (a voice feature), 技术不错 and 太猛 as talk about driving.
 BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.json": {"en": 0.99, "zh": 1.0},
                 "reflex_stops_3.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_4.json": {"en": 0.94, "zh": 0.99},
                 "reflex_stops_5.json": {"en": 0.98, "zh": 0.96}, "reflex_stops_6.json": {"en": 0.95, "zh": 0.95},
@@ -454,7 +458,8 @@ BLIND_FLOORS = {"reflex_stops.json": {"en": 0.99, "zh": 0.99}, "reflex_stops_2.j
                 "reflex_stops_50.json": {"en": 0.86, "zh": 0.96}, "reflex_stops_51.json": {"en": 0.86, "zh": 0.95},
                 "reflex_stops_52.json": {"en": 0.89, "zh": 0.92}, "reflex_stops_53.json": {"en": 0.85, "zh": 0.93},
                 "reflex_stops_54.json": {"en": 0.83, "zh": 0.94}, "reflex_stops_55.json": {"en": 0.86, "zh": 0.94},
-                "reflex_stops_56.json": {"en": 0.82, "zh": 0.92}, "reflex_stops_57.json": {"en": 0.80, "zh": 0.96}}
+                "reflex_stops_56.json": {"en": 0.82, "zh": 0.92}, "reflex_stops_57.json": {"en": 0.80, "zh": 0.96},
+                "reflex_stops_58.json": {"en": 0.94, "zh": 0.93}}
 # "Hold up, are we still picking up Sam…?", "Brakes, tyres or oil — which one's due first?": a stop, a pause, a question
 # "宝宝别动 妈妈给你擦擦脸", "别动啊 衣服上有根线", "别动 我帮你把头发上的叶子拿下来": 别动 said to a person, calmly
 # List 14: "The sticker reads emergency stop, test monthly." and "书上写着 遇到危险立即按下急停按钮" (a hazard word
@@ -464,23 +469,23 @@ BLIND_FALSE_STOPS = {"reflex_stops_12.json": {"en": 2}, "reflex_stops_13.json": 
                      "reflex_stops_17.json": {"en": 2, "zh": 1}, "reflex_stops_18.json": {"zh": 1},
                      "reflex_stops_19.json": {"en": 1, "zh": 1}, "reflex_stops_20.json": {"en": 1},
                      "reflex_stops_23.json": {"zh": 1}, "reflex_stops_25.json": {"en": 2, "zh": 2},
-                     "reflex_stops_26.json": {"en": 7, "zh": 2}, "reflex_stops_27.json": {"en": 1, "zh": 4},
-                     "reflex_stops_28.json": {"en": 4, "zh": 2}, "reflex_stops_29.json": {"en": 2, "zh": 4},
-                     "reflex_stops_30.json": {"en": 4, "zh": 2}, "reflex_stops_31.json": {"en": 3, "zh": 2},
-                     "reflex_stops_32.json": {"en": 3, "zh": 2},
-                     "reflex_stops_33.json": {"en": 2, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1},
-                     "reflex_stops_35.json": {"en": 3, "zh": 5}, "reflex_stops_36.json": {"en": 5, "zh": 1},
-                     "reflex_stops_37.json": {"en": 4, "zh": 3}, "reflex_stops_38.json": {"en": 3, "zh": 4},
+                     "reflex_stops_26.json": {"en": 2, "zh": 1}, "reflex_stops_27.json": {"en": 1, "zh": 3},
+                     "reflex_stops_28.json": {"en": 3, "zh": 2}, "reflex_stops_29.json": {"en": 1, "zh": 3},
+                     "reflex_stops_30.json": {"en": 3, "zh": 1}, "reflex_stops_31.json": {"en": 2, "zh": 0},
+                     "reflex_stops_32.json": {"en": 2, "zh": 2},
+                     "reflex_stops_33.json": {"en": 0, "zh": 1}, "reflex_stops_34.json": {"en": 1, "zh": 1},
+                     "reflex_stops_35.json": {"en": 3, "zh": 5}, "reflex_stops_36.json": {"en": 4, "zh": 0},
+                     "reflex_stops_37.json": {"en": 3, "zh": 2}, "reflex_stops_38.json": {"en": 2, "zh": 3},
                      "reflex_stops_39.json": {"en": 2, "zh": 4}, "reflex_stops_40.json": {"en": 4, "zh": 2},
-                     "reflex_stops_41.json": {"zh": 2}, "reflex_stops_42.json": {"en": 4, "zh": 2},
+                     "reflex_stops_41.json": {"zh": 1}, "reflex_stops_42.json": {"en": 3, "zh": 1},
                      "reflex_stops_43.json": {"en": 1, "zh": 3}, "reflex_stops_44.json": {"en": 2, "zh": 1},
-                     "reflex_stops_45.json": {"en": 4, "zh": 5}, "reflex_stops_46.json": {"en": 6, "zh": 2},
-                     "reflex_stops_47.json": {"en": 7, "zh": 8}, "reflex_stops_48.json": {"en": 3, "zh": 9},
-                     "reflex_stops_49.json": {"en": 2, "zh": 5}, "reflex_stops_50.json": {"en": 3, "zh": 2},
-                     "reflex_stops_51.json": {"zh": 7}, "reflex_stops_52.json": {"en": 4, "zh": 2},
+                     "reflex_stops_45.json": {"en": 4, "zh": 4}, "reflex_stops_46.json": {"en": 5, "zh": 2},
+                     "reflex_stops_47.json": {"en": 6, "zh": 8}, "reflex_stops_48.json": {"en": 2, "zh": 6},
+                     "reflex_stops_49.json": {"en": 2, "zh": 4}, "reflex_stops_50.json": {"en": 2, "zh": 2},
+                     "reflex_stops_51.json": {"zh": 6}, "reflex_stops_52.json": {"en": 4, "zh": 2},
                      "reflex_stops_53.json": {"en": 3, "zh": 7}, "reflex_stops_54.json": {"en": 1, "zh": 4},
-                     "reflex_stops_55.json": {"en": 3, "zh": 12}, "reflex_stops_56.json": {"en": 4, "zh": 7},
-                     "reflex_stops_57.json": {"en": 2, "zh": 1}}
+                     "reflex_stops_55.json": {"en": 3, "zh": 11}, "reflex_stops_56.json": {"en": 4, "zh": 6},
+                     "reflex_stops_57.json": {"en": 1, "zh": 1}, "reflex_stops_58.json": {"en": 3, "zh": 6}}
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_FLOORS))
@@ -643,6 +648,17 @@ def test_sessions_keep_recent_turns_and_forget_idle_ones():
     assert sessions.history("a") == [] and len(sessions) == 2
     now[0] = 11.0
     assert sessions.history("b") == [] and len(sessions) == 0
+
+
+@pytest.mark.parametrize("text, stops", [
+    ("宝宝别跑了，过来妈妈这儿。", False), ("babe stop, we don't need another lamp", False),
+    ("儿子别动！那是热水！", False), ("宝宝在后面 快停", True), ("妈的快停！", True), ("宝宝别动，有车！", True),
+    ("honey, stop the car!", True), ("Grandma, stop! There's a dog!", True), ("奶奶，别动，叉车在倒车！", True),
+    ("Daddy make it stop! It's chasing me!", True)])
+def test_a_stop_said_to_a_child_or_partner_halts_no_machine_unless_a_danger_or_machine_is_named(text, stops):
+    """Stop lists 26-57: kin and pet words said first (`person`), then a pause or the stop itself, address a person;
+    a kin word as the subject of a danger (宝宝在后面) or a swear (妈的) is no address."""
+    assert REFLEX.matches(text) is stops
 
 
 @pytest.mark.parametrize("text, stops", [("Kids, stop fighting now!", False), ("Kids, stop kicking the seats!", False),

@@ -33,7 +33,7 @@ MAX_WARNING_UNITS = 16  # a warning without a stop word is short: "kid in the ro
 MAX_REPEAT_GAP = 2  # a hazard said twice warns when close: "deer deer", "有人！有人！", not "call grandma … grandma"
 KINDS = ("stop", "halt", "lead", "names", "filler", "hazard", "alarm", "repeated", "reason", "not_after",
          "not_before", "question", "imminent", "negation", "request", "machine", "condition", "banter", "set_phrase",
-         "reported", "rebuke", "appliance")
+         "reported", "rebuke", "appliance", "person")
 MAX_LAST_CLAUSE_CHARS = 40  # in a longer text, an exclaimed last clause may still be a stop: "…, stop it now!"
 MAX_OBJECT_MODIFIERS = 2  # "stop the bloody mower", "stop the conveyor arm": words between the article and the machine
 _CJK = IDEOGRAPHS
@@ -196,7 +196,8 @@ class StopReflex:
         banter or reported speech with no hazard, or a person told off: the n-gram model, which sees words but not
         these, is overruled."""
         u = self._destutter(units(text))
-        return bool(u) and (self._condition(u, 0) or self._said_in_jest(u) or self._told_off(u, person=True))
+        return bool(u) and (self._condition(u, 0) or self._said_in_jest(u) or self._told_off(u, person=True)
+                            or self._to_a_person(u))
 
     def words_match(self, text: str) -> bool:
         """Return True if the word lists read a stop command (see the module docstring)."""
@@ -204,7 +205,7 @@ class StopReflex:
             return self._last_clause_stops(text)
         u = self._destutter(units(text))
         question = text.rstrip().endswith(("?", "？"))
-        if not u or self._said_in_jest(u) or self._mentioned(text):
+        if not u or self._said_in_jest(u) or self._mentioned(text) or self._to_a_person(u):
             return False
         if self._fires(u, 0, "lead", {}, question) or self._stop_after_warning(u, question) or self._thrice(u):
             return True
@@ -230,6 +231,16 @@ class StopReflex:
             return True
         return any(self._match(u, k, kind) for k in starts for kind in ("banter", "reported", "appliance")) and not any(
             self._match(u, k, kind) for k in starts for kind in ("hazard", "imminent"))
+
+    def _to_a_person(self, u: list[Unit]) -> bool:
+        """Return True if the utterance opens by calling a person by a kin or pet word (`person`) that a pause or the
+        stop itself follows ("babe, stop", 宝宝别动; not 宝宝在后面 快停, where the child is the danger) and names no
+        danger and no machine after it: a stop said to a child or a partner halts no machine."""
+        e = max(self._match(u, 0, "person"), default=0)
+        if not e or not (u[e - 1].pause or any(self._match(u, e, kind) for kind in ("stop", "halt", "negation"))):
+            return False
+        after = [k for k in range(e, len(u)) if u[k - 1].word_end]
+        return not any(self._match(u, k, kind) for k in after for kind in ("hazard", "imminent", "alarm", "machine"))
 
     def _mentioned(self, text: str) -> bool:
         """Return True if a stop word is quoted inside a sentence about it: words run into the opening quote
